@@ -1,0 +1,70 @@
+/**
+ * `createApp(deps)`: the whole HTTP API without `listen`, so tests call `app.handle()`.
+ */
+import { Elysia } from 'elysia'
+import { swagger } from '@elysiajs/swagger'
+import { match, P } from 'ts-pattern'
+import { AppError, BatchError, ProblemError } from './errors'
+import type { AppDeps } from './deps'
+import { contentRoutes } from './content'
+import { versionRoutes } from './versions'
+import { publishRoutes } from './publish'
+import { opsRoutes } from './ops'
+
+const json = (status: number, body: unknown, type = 'application/json') =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': `${type}; charset=utf-8` } })
+
+/** Maps every thrown error to the body spec.md and contract.md fix for it. */
+export function errorResponse(error: unknown, code: string | number, log: AppDeps['log']): Response {
+  return match({ error, code })
+    .with({ error: P.instanceOf(AppError) }, ({ error }) => json(error.status, { error: error.code, message: error.message }))
+    .with({ error: P.instanceOf(BatchError) }, ({ error }) => json(error.status, [error.item]))
+    .with({ error: P.instanceOf(ProblemError) }, ({ error }) =>
+      json(400, { title: error.title, status: 400, errors: error.errors }, 'application/problem+json'),
+    )
+    .with({ code: 'PARSE' }, () => json(400, { error: 'malformed_json', message: 'The request body is not valid JSON.' }))
+    .with({ code: 'VALIDATION' }, ({ error }) =>
+      json(400, { error: 'invalid_body', message: validationMessage(error) }),
+    )
+    .with({ code: 'NOT_FOUND' }, () => json(404, { error: 'not_found', message: 'No such route.' }))
+    .otherwise(({ error }) => {
+      log.error({ err: error }, 'unhandled error')
+      return json(500, { error: 'internal', message: 'Internal error.' })
+    })
+}
+
+function validationMessage(error: unknown): string {
+  const first = (error as { all?: { path?: string; message?: string }[] }).all?.[0]
+  return first ? `Invalid request: ${first.path || 'body'} ${first.message ?? ''}`.trim() : 'Invalid request.'
+}
+
+export function createApp(deps: AppDeps) {
+  return new Elysia({ serve: { maxRequestBodySize: deps.config.maxBodyBytes } })
+    .onRequest(({ request }) => {
+      const length = Number(request.headers.get('content-length') ?? 0)
+      if (length > deps.config.maxBodyBytes) {
+        return json(413, { error: 'payload_too_large', message: `The body exceeds ${deps.config.maxBodyBytes} bytes.` })
+      }
+    })
+    .onError({ as: 'global' }, ({ error, code }) => errorResponse(error, code, deps.log))
+    .use(
+      swagger({
+        path: '/swagger',
+        documentation: {
+          info: {
+            title: 'Content service',
+            version: '0.1.0',
+            description: 'Published Versions, locale-selective restore and signed change webhooks.',
+          },
+          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+          security: [{ bearer: [] }],
+        },
+      }),
+    )
+    .use(opsRoutes(deps))
+    .use(contentRoutes(deps))
+    .use(versionRoutes(deps))
+    .use(publishRoutes(deps))
+}
+
+export type App = ReturnType<typeof createApp>

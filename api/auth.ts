@@ -1,0 +1,43 @@
+/**
+ * Bearer-token callers and team capabilities (contract.md "Callers and permissions").
+ * Tokens are stored only as SHA-256 hashes.
+ */
+import { and, eq } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import { memberships, users } from '../db/schema'
+import { AppError } from './errors'
+
+export const CAPABILITIES = ['EditContent', 'ChangeLiveContent', 'ManageWebhooks', 'ManageTeam'] as const
+export type Capability = (typeof CAPABILITIES)[number]
+
+export interface Caller {
+  userId: string
+  teamId: string
+  capabilities: ReadonlySet<string>
+}
+
+export const hashToken = (token: string) => new Bun.CryptoHasher('sha256').update(token).digest('hex')
+
+const unauthorized = () => new AppError(401, 'unauthorized', 'A valid bearer token is required.')
+const forbidden = (message: string) => new AppError(403, 'forbidden', message)
+
+/**
+ * Resolves the caller of a request for the team named in the route, and checks `required`.
+ * Throws 401 for a missing or unknown token, 403 for a non-member or a missing capability.
+ */
+export function authorize(db: Db, authorization: string | undefined, teamId: string, required: Capability[]): Caller {
+  const token = /^Bearer\s+(\S{1,512})$/i.exec(authorization ?? '')?.[1]
+  if (!token) throw unauthorized()
+  const user = db.select({ id: users.id }).from(users).where(eq(users.tokenHash, hashToken(token))).get()
+  if (!user) throw unauthorized()
+  const membership = db
+    .select({ capabilities: memberships.capabilities })
+    .from(memberships)
+    .where(and(eq(memberships.teamId, teamId), eq(memberships.userId, user.id)))
+    .get()
+  if (!membership) throw forbidden('You are not a member of this team.')
+  const capabilities = new Set(membership.capabilities)
+  const missing = required.filter((c) => !capabilities.has(c))
+  if (missing.length > 0) throw forbidden(`Missing capability: ${missing.join(', ')}.`)
+  return { userId: user.id, teamId, capabilities }
+}

@@ -1,0 +1,52 @@
+/**
+ * The activity document of a canonical (`<id>/activity`): an append-only list of entries
+ * (`EDIT` per locale, `APPLY_REVISION`, `APPLY_SNAPSHOT`, ...). It lives in the document
+ * keyspace under the `@activity` collection so restore can write it under the same
+ * optimistic concurrency as the draft.
+ */
+import type { Conn } from '../../db/client'
+import { ACTIVITY_COLLECTION, loadDoc, saveDoc } from '../../db/store'
+import type { DocumentRow } from '../../db/schema'
+import { activityId } from './ids'
+
+export interface ActivityEntry {
+  kind: 'EDIT' | 'APPLY_REVISION' | 'APPLY_SNAPSHOT' | 'PUBLISH'
+  /** The locale an entry concerns; `null` for locale-less entries (non-localizable fields, whole document). */
+  locale: string | null
+  userId: string
+  at: string
+  /** For restore entries: the version reference or snapshot id restored from. */
+  source?: string
+  locales?: string[] | null
+}
+
+export interface ActivityDoc {
+  id: string
+  entries: ActivityEntry[]
+}
+
+export function loadActivity(conn: Conn, teamId: string, canonicalId: string): { row: DocumentRow | null; doc: ActivityDoc } {
+  const row = loadDoc(conn, teamId, activityId(canonicalId))
+  const doc = row ? (row.body as unknown as ActivityDoc) : { id: activityId(canonicalId), entries: [] }
+  return { row, doc }
+}
+
+/** Writes the whole activity document; `expect` is the change vector read (null: must not exist). */
+export function saveActivity(conn: Conn, teamId: string, canonicalId: string, doc: ActivityDoc, expect?: string | null) {
+  return saveDoc(conn, {
+    teamId,
+    id: activityId(canonicalId),
+    canonicalId,
+    kind: 'activity',
+    collection: ACTIVITY_COLLECTION,
+    body: doc as unknown as Record<string, unknown>,
+    expect,
+  })
+}
+
+/** Appends entries to the activity document of `canonicalId`. */
+export function appendActivity(conn: Conn, teamId: string, canonicalId: string, entries: ActivityEntry[]) {
+  if (entries.length === 0) return
+  const { doc } = loadActivity(conn, teamId, canonicalId)
+  saveActivity(conn, teamId, canonicalId, { ...doc, entries: [...doc.entries, ...entries] })
+}

@@ -1,0 +1,40 @@
+/**
+ * Pure rules about document bodies: the publish stamp, dirty locales, equality of locales.
+ */
+import type { Document } from './model'
+
+export const STAMP_FIELDS = ['__publishedBy', '__publishedAt'] as const
+export const PROTECTED_FIELDS = [...STAMP_FIELDS, '__dirtyLocales'] as const
+
+/** UTC round-trip timestamp (.NET format `o`): 7 fractional digits and `Z`. */
+export function roundTripTimestamp(date: Date): string {
+  return date.toISOString().replace(/\.(\d{3})Z$/, '.$10000Z')
+}
+
+/** A copy of `body` without the stamp, `__dirtyLocales`, `@metadata` and a client `Id`. */
+export function stripStamp<T extends Record<string, unknown>>(body: T): Omit<T, (typeof PROTECTED_FIELDS)[number] | 'Id' | '@metadata'> {
+  const { __publishedBy, __publishedAt, __dirtyLocales, Id, '@metadata': _m, ...rest } = body
+  return rest
+}
+
+/** Serialisation used for comparisons; per-locale objects are copied whole, so this is exact. */
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+
+/** Locales of `draft` whose content differs from (or is absent in) the canonical. */
+export function dirtyLocales(draft: Pick<Document, 'locales'>, canonical: Pick<Document, 'locales'> | null): string[] {
+  return Object.keys(draft.locales)
+    .filter((l) => !canonical || !(l in canonical.locales) || !same(draft.locales[l], canonical.locales[l]))
+    .sort()
+}
+
+/** Locales whose content differs between two versions of a document (added, removed or changed). */
+export function changedLocales(before: Pick<Document, 'locales'> | null, after: Pick<Document, 'locales'>): string[] {
+  const all = new Set([...Object.keys(before?.locales ?? {}), ...Object.keys(after.locales)])
+  return [...all].filter((l) => !before || !same(before.locales[l], after.locales[l])).sort()
+}
+
+export function fieldsChanged(before: Pick<Document, 'fields'> | null, after: Pick<Document, 'fields'>): boolean {
+  return !before || !same(before.fields, after.fields)
+}
+
+export const asDocument = (body: Record<string, unknown>) => body as unknown as Document

@@ -1,0 +1,39 @@
+/**
+ * Document ids of spec.md: a canonical id and its siblings `<id>/draft`, `<id>/scheduled`,
+ * `<id>/snapshot/<token>`, plus our `<id>/activity` document. Pure functions.
+ */
+export type IdKind = 'canonical' | 'draft' | 'scheduled' | 'snapshot' | 'activity'
+
+export interface ParsedId {
+  kind: IdKind
+  canonicalId: string
+}
+
+/** Longest id accepted anywhere; longer ones are refused (writes) or unknown (reads). */
+export const MAX_ID_LENGTH = 512
+
+const SNAPSHOT = /^(.+)\/snapshot\/([A-Za-z0-9_-]{16,64})$/
+
+export function parseId(id: string): ParsedId {
+  const snapshot = SNAPSHOT.exec(id)
+  if (snapshot) return { kind: 'snapshot', canonicalId: snapshot[1]! }
+  for (const kind of ['draft', 'scheduled', 'activity'] as const) {
+    if (id.endsWith(`/${kind}`)) return { kind, canonicalId: id.slice(0, -(kind.length + 1)) }
+  }
+  return { kind: 'canonical', canonicalId: id }
+}
+
+/**
+ * A canonical id is 1-512 characters of path segments: no empty, `.` or `..` segment, no
+ * backslash or control character, and no reserved sibling suffix. Unicode is welcome.
+ */
+export function isValidCanonicalId(id: string): boolean {
+  if (id.length === 0 || id.length > MAX_ID_LENGTH) return false
+  if (/[\u0000-\u001f\u007f\\]/.test(id)) return false
+  if (id.split('/').some((s) => s === '' || s === '.' || s === '..' || s.trim() !== s)) return false
+  return parseId(id).kind === 'canonical' && !id.includes('/snapshot/')
+}
+
+export const draftId = (canonicalId: string) => `${canonicalId}/draft`
+export const scheduledId = (canonicalId: string) => `${canonicalId}/scheduled`
+export const activityId = (canonicalId: string) => `${canonicalId}/activity`

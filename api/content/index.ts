@@ -1,0 +1,86 @@
+/**
+ * Document routes of contract.md: read, create/replace, JSON Patch, lifecycle operations,
+ * scheduling. `{activeTeam}` comes from the route only.
+ */
+import { Elysia, t } from 'elysia'
+import { authorize } from '../auth'
+import type { AppDeps } from '../deps'
+import { runLifecycle, schedulePublish, LIFECYCLE_OPS } from './lifecycle'
+import { BatchIds, BatchList, DocumentInput, ErrorBody } from './model'
+import { patchDocument, present, readDocument, writeDocument } from './service'
+
+const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
+const idQuery = t.Object({ id: t.Optional(t.String()) })
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
+
+export function contentRoutes({ db }: AppDeps) {
+  const app = new Elysia({ detail: { tags: ['content'] } })
+    .get(
+      '/content/:activeTeam',
+      ({ params, query, headers, set }) => {
+        authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+        const row = readDocument(db, params.activeTeam, query.id)
+        set.headers.etag = JSON.stringify(row.changeVector)
+        return present(row)
+      },
+      { params: team, query: idQuery, response: { 200: t.Record(t.String(), t.Unknown()), ...errors }, detail: { summary: 'Read a canonical or sibling document' } },
+    )
+    .post(
+      '/content/:activeTeam',
+      ({ params, body, headers, set }) => {
+        const caller = authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+        // An ETag from GET, sent back as If-Match, makes the write conditional (409 on a mismatch).
+        const ifMatch = headers['if-match']?.replace(/^"|"$/g, '')
+        const row = writeDocument(db, { teamId: params.activeTeam, userId: caller.userId, doc: body, ifMatch })
+        set.headers.etag = JSON.stringify(row.changeVector)
+        return present(row)
+      },
+      {
+        params: team,
+        body: DocumentInput,
+        response: { 200: t.Record(t.String(), t.Unknown()), ...errors, 409: ErrorBody },
+        detail: { summary: 'Create or replace a canonical or draft (stamp fields are removed)' },
+      },
+    )
+    .patch(
+      '/content/:activeTeam',
+      ({ params, query, body, headers, set }) => {
+        const caller = authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+        const row = patchDocument(db, { teamId: params.activeTeam, userId: caller.userId, id: query.id, patch: body })
+        set.headers.etag = JSON.stringify(row.changeVector)
+        return present(row)
+      },
+      {
+        params: team,
+        query: idQuery,
+        body: t.Array(t.Record(t.String(), t.Unknown()), { description: 'RFC 6902 JSON Patch' }),
+        response: { 200: t.Record(t.String(), t.Unknown()), ...errors, 409: ErrorBody },
+        detail: { summary: 'Apply a JSON Patch; stamp fields and __dirtyLocales are protected' },
+      },
+    )
+    .post(
+      '/content/schedule/:activeTeam',
+      ({ params, body, headers, set }) => {
+        const caller = authorize(db, headers.authorization, params.activeTeam, ['EditContent', 'ChangeLiveContent'])
+        set.status = 201
+        return schedulePublish(db, { teamId: params.activeTeam, userId: caller.userId, ...body })
+      },
+      {
+        params: team,
+        body: t.Object({ id: t.String({ maxLength: 512 }), publishAt: t.String({ maxLength: 64 }) }, { additionalProperties: false }),
+        detail: { summary: 'Schedule a publish of the draft; the dispatcher publishes it when due' },
+      },
+    )
+  for (const op of LIFECYCLE_OPS) {
+    const needs = op === 'copy' || op === 'discard-draft' ? (['EditContent'] as const) : (['EditContent', 'ChangeLiveContent'] as const)
+    app.post(
+      `/content/${op}/:activeTeam`,
+      ({ params, body, headers }) => {
+        const caller = authorize(db, headers.authorization, params.activeTeam, [...needs])
+        return runLifecycle(db, op, { teamId: params.activeTeam, userId: caller.userId }, body.ids)
+      },
+      { params: team, body: BatchIds, response: { 200: BatchList, ...errors }, detail: { summary: `Batch ${op}` } },
+    )
+  }
+  return app
+}

@@ -1,0 +1,126 @@
+/**
+ * Lifecycle operations of spec.md that write no stamp, no revision and no version:
+ * unpublish (restore-to-draft), archive, soft-delete, copy, discard draft, and scheduling.
+ * Each id runs in its own transaction and answers one batch item.
+ */
+import { and, eq } from 'drizzle-orm'
+import type { Db, Tx } from '../../db/client'
+import { schedules, type DocumentRow } from '../../db/schema'
+import { deleteDoc, loadDoc, saveDoc } from '../../db/store'
+import { badRequest, notFound } from '../errors'
+import { recordUnpublished } from '../webhooks/events'
+import { asDocument, stripStamp } from './document'
+import { draftId, isValidCanonicalId, parseId, scheduledId } from './ids'
+import type { BatchItem } from './model'
+import { loadLive, present } from './service'
+
+export const LIFECYCLE_OPS = ['unpublish', 'archive', 'delete', 'copy', 'discard-draft'] as const
+export type LifecycleOp = (typeof LIFECYCLE_OPS)[number]
+
+class Refusal extends Error {}
+
+type Ctx = { teamId: string; userId: string }
+
+/** Runs `op` on every id; one failing id does not stop the others. */
+export function runLifecycle(db: Db, op: LifecycleOp, ctx: Ctx, ids: string[]): BatchItem[] {
+  return ids.map((id) => {
+    try {
+      const document = db.transaction((tx) => apply(tx, op, ctx, id), { behavior: 'immediate' })
+      return { id, status: 0, ...(document ? { document } : {}) }
+    } catch (e) {
+      if (e instanceof Refusal) return { id, status: 1, reason: e.message }
+      throw e
+    }
+  })
+}
+
+function requireCanonical(tx: Tx, teamId: string, id: string): DocumentRow {
+  if (parseId(id).kind !== 'canonical') throw new Refusal('Expected a canonical document id, not a sibling id.')
+  const row = loadLive(tx, teamId, id)
+  if (!row) throw new Refusal('Document not found.')
+  return row
+}
+
+/** The canonical with the stamp removed and the given flags: it is no longer live. */
+function takeDown(tx: Tx, row: DocumentRow, flags: { archived?: boolean; deletedAt?: string }) {
+  return saveDoc(tx, { ...row, body: stripStamp(row.body), published: false, ...flags })
+}
+
+function apply(tx: Tx, op: LifecycleOp, { teamId, userId }: Ctx, id: string): Record<string, unknown> | undefined {
+  const canonical = requireCanonical(tx, teamId, id)
+  switch (op) {
+    case 'unpublish': {
+      // Restore-to-draft: the live content becomes the draft (unless one exists), and goes off the site.
+      if (!loadDoc(tx, teamId, draftId(id))) {
+        const body = stripStamp(canonical.body)
+        saveDoc(tx, {
+          teamId, id: draftId(id), canonicalId: id, kind: 'draft', collection: canonical.collection,
+          body: { ...body, id: draftId(id), __dirtyLocales: Object.keys(asDocument(body).locales).sort() },
+        })
+      }
+      const row = takeDown(tx, canonical, {})
+      if (canonical.published) recordUnpublished(tx, { teamId, before: canonical, status: 'archived', userId })
+      return present(row)
+    }
+    case 'archive': {
+      const row = takeDown(tx, canonical, { archived: true })
+      if (canonical.published) recordUnpublished(tx, { teamId, before: canonical, status: 'archived', userId })
+      return present(row)
+    }
+    case 'delete': {
+      // Soft delete: revisions are kept; reads and version endpoints answer 404.
+      takeDown(tx, canonical, { deletedAt: new Date().toISOString() })
+      deleteDoc(tx, teamId, draftId(id))
+      deleteDoc(tx, teamId, scheduledId(id))
+      tx.delete(schedules).where(and(eq(schedules.teamId, teamId), eq(schedules.documentId, id))).run()
+      if (canonical.published) recordUnpublished(tx, { teamId, before: canonical, status: 'deleted', userId })
+      return undefined
+    }
+    case 'copy': {
+      const source = loadDoc(tx, teamId, draftId(id)) ?? canonical
+      const copyId = freeCopyId(tx, teamId, id)
+      const body = { ...stripStamp(source.body), id: copyId }
+      return present(saveDoc(tx, { teamId, id: copyId, canonicalId: copyId, kind: 'canonical', collection: canonical.collection, body, published: false, archived: false, expect: null }))
+    }
+    case 'discard-draft': {
+      if (!deleteDoc(tx, teamId, draftId(id))) throw new Refusal('There is no draft to discard.')
+      return undefined
+    }
+  }
+}
+
+function freeCopyId(tx: Tx, teamId: string, id: string): string {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? `${id}-copy` : `${id}-copy-${n}`
+    if (!loadDoc(tx, teamId, candidate)) {
+      if (!isValidCanonicalId(candidate)) throw new Refusal('The id is too long to copy.')
+      return candidate
+    }
+  }
+}
+
+/**
+ * Creates `<id>/scheduled` from the draft (or the canonical) for the dispatcher to publish at
+ * `publishAt`, stamped with the scheduling user. Replaces an earlier schedule.
+ */
+export function schedulePublish(db: Db, input: { teamId: string; userId: string; id: string; publishAt: string }) {
+  const at = Date.parse(input.publishAt)
+  if (!Number.isFinite(at)) throw badRequest('invalid_body', '`publishAt` must be an ISO 8601 timestamp.')
+  if (parseId(input.id).kind !== 'canonical') throw badRequest('sibling_id', 'Schedule takes a canonical id.')
+  return db.transaction(
+    (tx) => {
+      const { teamId, id } = input
+      const source = loadDoc(tx, teamId, draftId(id)) ?? loadLive(tx, teamId, id)
+      if (!source) throw notFound('Document not found.')
+      const { __dirtyLocales, ...body } = stripStamp(source.body)
+      const row = saveDoc(tx, {
+        teamId, id: scheduledId(id), canonicalId: id, kind: 'scheduled', collection: source.collection,
+        body: { ...body, id: scheduledId(id) },
+      })
+      const schedule = { teamId, documentId: id, publishAt: at, scheduledBy: input.userId, leaseToken: null, leaseExpiresAt: null }
+      tx.insert(schedules).values(schedule).onConflictDoUpdate({ target: [schedules.teamId, schedules.documentId], set: schedule }).run()
+      return { id: row.id, documentId: id, publishAt: new Date(at).toISOString(), scheduledBy: input.userId }
+    },
+    { behavior: 'immediate' },
+  )
+}

@@ -1,0 +1,141 @@
+/**
+ * Reading and writing documents (contract.md "Documents"): create or replace a canonical or
+ * a draft, JSON Patch, and the presentation of a stored row as a live document.
+ */
+import jsonpatch, { type Operation } from 'fast-json-patch'
+import { Value } from '@sinclair/typebox/value'
+import type { Db, Tx } from '../../db/client'
+import type { DocumentRow } from '../../db/schema'
+import { ConcurrencyError, loadDoc, saveDoc } from '../../db/store'
+import { AppError, badRequest, notFound } from '../errors'
+import { getContentType, getTeam } from '../teams/service'
+import { appendActivity, type ActivityEntry } from './activity'
+import { asDocument, changedLocales, dirtyLocales, fieldsChanged, PROTECTED_FIELDS, stripStamp } from './document'
+import { isValidCanonicalId, MAX_ID_LENGTH, parseId } from './ids'
+import { Document, DocumentInput } from './model'
+
+/** A stored row as served: the body plus `@metadata` (collection, change vector, flags). */
+export function present(row: DocumentRow): Record<string, unknown> {
+  return {
+    ...row.body,
+    '@metadata': {
+      '@collection': row.collection,
+      '@change-vector': row.changeVector,
+      '@last-modified': row.updatedAt,
+      ...(row.kind === 'canonical' ? { published: row.published, archived: row.archived } : {}),
+    },
+  }
+}
+
+/** Loads a live (not soft-deleted) document row, or null. Over-long ids simply do not exist. */
+export function loadLive(conn: Db | Tx, teamId: string, id: string): DocumentRow | null {
+  if (id.length > MAX_ID_LENGTH) return null
+  const row = loadDoc(conn, teamId, id)
+  return row && !row.deletedAt ? row : null
+}
+
+export function readDocument(db: Db, teamId: string, id: string | undefined) {
+  if (!id) throw badRequest('missing_id', 'Query parameter `id` is required.')
+  const row = loadLive(db, teamId, id)
+  if (!row) throw notFound(`Document not found.`)
+  return row
+}
+
+const conflict = () => new AppError(409, 'conflict', 'The document was changed by someone else; re-read it and retry.')
+
+/**
+ * Creates or replaces a canonical or draft. The stamp, `__dirtyLocales`, `@metadata` and a
+ * client `Id` are removed from the body (spec.md); a draft's dirty locales are computed
+ * against the canonical. Appends one `EDIT` activity entry per changed locale, and a
+ * locale-less one when non-localizable fields changed.
+ */
+export function writeDocument(
+  db: Db,
+  input: { teamId: string; userId: string; doc: DocumentInput; ifMatch?: string },
+): DocumentRow {
+  const { teamId, userId } = input
+  const team = getTeam(db, teamId)
+  if (!team) throw notFound('Team not found.')
+  const { kind, canonicalId } = parseId(input.doc.id)
+  if ((kind !== 'canonical' && kind !== 'draft') || !isValidCanonicalId(canonicalId)) {
+    throw badRequest('invalid_id', 'The id must be a canonical id (path segments, no `.`/`..`, at most 512 characters) or `<id>/draft`.')
+  }
+  const type = getContentType(db, teamId, input.doc.contentType)
+  if (!type) throw badRequest('unknown_content_type', `Unknown content type.`)
+  const clean = stripStamp(input.doc)
+  const body: Document = { ...clean, id: input.doc.id, contentType: type.name, fields: clean.fields ?? {}, locales: clean.locales ?? {} }
+  const unknown = Object.keys(body.locales).filter((l) => !team.locales.includes(l))
+  if (unknown.length > 0) throw badRequest('unknown_locale', `Unknown locale(s): ${unknown.slice(0, 5).join(', ')}.`)
+
+  try {
+    return db.transaction(
+      (tx) => {
+        const canonical = loadLive(tx, teamId, canonicalId)
+        const current = loadDoc(tx, teamId, input.doc.id)
+        if (input.ifMatch !== undefined && current?.changeVector !== input.ifMatch) throw conflict()
+        const before = kind === 'draft' ? (current && !current.deletedAt ? current : canonical) : canonical
+        const stored = kind === 'draft' ? { ...body, __dirtyLocales: dirtyLocales(body, canonical && asDocument(canonical.body)) } : body
+        const row = saveDoc(tx, {
+          teamId,
+          id: input.doc.id,
+          canonicalId,
+          kind,
+          collection: type.collection,
+          body: stored,
+          expect: current?.changeVector ?? null,
+          deletedAt: kind === 'canonical' ? null : undefined,
+        })
+        appendActivity(tx, teamId, canonicalId, editEntries(before && asDocument(before.body), asDocument(body), userId))
+        return row
+      },
+      { behavior: 'immediate' },
+    )
+  } catch (e) {
+    if (e instanceof ConcurrencyError) throw conflict()
+    throw e
+  }
+}
+
+function editEntries(before: Document | null, after: Document, userId: string): ActivityEntry[] {
+  const at = new Date().toISOString()
+  const entries: ActivityEntry[] = changedLocales(before, after).map((locale) => ({ kind: 'EDIT', locale, userId, at }))
+  if (fieldsChanged(before, after)) entries.push({ kind: 'EDIT', locale: null, userId, at })
+  return entries
+}
+
+/** Operations that touch a protected field, by their `path` or `from`. */
+function touchesProtected(op: Operation): boolean {
+  const paths = [op.path, 'from' in op ? op.from : undefined]
+  return paths.some((p) => typeof p === 'string' && PROTECTED_FIELDS.some((f) => p === `/${f}` || p.startsWith(`/${f}/`)))
+}
+
+/**
+ * Applies an RFC 6902 patch to a canonical or draft. Patching a draft that does not exist
+ * yet creates it from the canonical, stamp removed. The result is validated and saved
+ * through `writeDocument`, under the change vector read here.
+ */
+export function patchDocument(db: Db, input: { teamId: string; userId: string; id: string | undefined; patch: unknown }) {
+  if (!input.id) throw badRequest('missing_id', 'Query parameter `id` is required.')
+  if (!Array.isArray(input.patch)) throw badRequest('invalid_patch', 'The body must be a JSON Patch array (RFC 6902).')
+  const ops = input.patch as Operation[]
+  const invalid = jsonpatch.validate(ops)
+  if (invalid) throw badRequest('invalid_patch', `Invalid JSON Patch operation ${invalid.index}: ${invalid.name}.`)
+  if (ops.some(touchesProtected)) {
+    throw badRequest('protected_field', 'The fields __publishedBy, __publishedAt and __dirtyLocales cannot be patched.')
+  }
+  const { kind, canonicalId } = parseId(input.id)
+  if (kind !== 'canonical' && kind !== 'draft') throw badRequest('invalid_id', 'Only a canonical or a draft can be patched.')
+  const current = loadLive(db, input.teamId, input.id)
+  const base = current ?? (kind === 'draft' ? loadLive(db, input.teamId, canonicalId) : null)
+  if (!base) throw notFound('Document not found.')
+  const doc = stripStamp(structuredClone(base.body))
+  let result: Record<string, unknown>
+  try {
+    result = jsonpatch.applyPatch(doc, ops, true, false).newDocument as Record<string, unknown>
+  } catch (e) {
+    throw badRequest('invalid_patch', `The patch does not apply: ${(e as Error).name}.`)
+  }
+  const next = { ...result, id: input.id }
+  if (!Value.Check(DocumentInput, next)) throw badRequest('invalid_document', 'The patched document is not a valid document.')
+  return writeDocument(db, { teamId: input.teamId, userId: input.userId, doc: next, ifMatch: current?.changeVector ?? undefined })
+}

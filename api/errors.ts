@@ -1,0 +1,41 @@
+/**
+ * One error vocabulary. Domain code throws these; `app.ts` maps them (and Elysia's own
+ * validation and parse errors) to the bodies spec.md fixes.
+ */
+import type { BatchItem } from './content/model'
+
+/** `{error, message}` with an HTTP status: read endpoints, auth, validation. */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** A refusal answered as the one-item batch list of spec.md (restore, batch operations). */
+export class BatchError extends Error {
+  constructor(
+    readonly status: number,
+    readonly item: BatchItem,
+  ) {
+    super(item.reason ?? 'batch failure')
+  }
+}
+
+/** RFC 7807 problem details: only restore's missing / empty / `null` body. */
+export class ProblemError extends Error {
+  constructor(
+    readonly title: string,
+    readonly errors: Record<string, string[]>,
+  ) {
+    super(title)
+  }
+}
+
+export const badRequest = (code: string, message: string) => new AppError(400, code, message)
+export const notFound = (message = 'Not found.') => new AppError(404, 'not_found', message)
+export const batchFailure = (status: number, id: string, reason: string) =>
+  new BatchError(status, { id, status: 1, reason })

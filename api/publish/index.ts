@@ -1,0 +1,26 @@
+import { Elysia, t } from 'elysia'
+import { authorize } from '../auth'
+import type { AppDeps } from '../deps'
+import { BatchList, ErrorBody, PublishInput } from '../content/model'
+import { publishOne } from './service'
+
+export function publishRoutes({ db, metrics }: AppDeps) {
+  return new Elysia({ detail: { tags: ['content'] } }).post(
+    '/content/publish/:activeTeam',
+    ({ params, body, headers }) => {
+      const caller = authorize(db, headers.authorization, params.activeTeam, ['EditContent', 'ChangeLiveContent'])
+      return body.ids.map((id) =>
+        publishOne(db, metrics, {
+          teamId: params.activeTeam, id, locales: body.locales,
+          stampUserId: caller.userId, actorUserId: caller.userId, source: 'api',
+        }),
+      )
+    },
+    {
+      params: t.Object({ activeTeam: t.String({ maxLength: 200 }) }),
+      body: PublishInput,
+      response: { 200: BatchList, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
+      detail: { summary: 'Batch publish: stamp, live canonical and one Published Version per id' },
+    },
+  )
+}

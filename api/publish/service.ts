@@ -1,0 +1,107 @@
+/**
+ * Publish: the one function behind batch publish, the scheduled-publish worker, the
+ * assistant tool and the CLI seed (spec.md "States and transitions", first row).
+ *
+ * The live canonical gets the stamp and, in the same transaction, one stamped revision
+ * holding its exact state: one new Published Version. Because save and revision commit
+ * together, no second publish can land between them, so the spec's `superseded` outcome
+ * cannot happen here (the metric still exports it, at zero).
+ */
+import type { Db, Tx } from '../../db/client'
+import { deleteDoc, loadDoc, putRevision, saveDoc } from '../../db/store'
+import { asDocument, dirtyLocales, roundTripTimestamp, stripStamp } from '../content/document'
+import { draftId, parseId, scheduledId } from '../content/ids'
+import type { BatchItem, Document } from '../content/model'
+import { present, loadLive } from '../content/service'
+import type { Metrics } from '../metrics'
+import { getContentType, getTeam } from '../teams/service'
+import { recordPublished } from '../webhooks/events'
+
+export interface PublishInput {
+  teamId: string
+  id: string
+  /** Publish only these locales of the draft; the others stay as they are live. */
+  locales?: string[]
+  /** Stamp author: the publishing user, the scheduling user, or `cli`. */
+  stampUserId: string
+  /** Acting user reported to webhooks; `null` for a scheduled publish. */
+  actorUserId: string | null
+  /** `worker` publishes from `<id>/scheduled` and feeds the worker metric. */
+  source: 'api' | 'worker' | 'cli' | 'assistant'
+  now?: Date
+}
+
+class PublishRefusal extends Error {}
+
+/** Publishes one document in its own transaction and reports the outcome as a batch item. */
+export function publishOne(db: Db, metrics: Metrics | null, input: PublishInput): BatchItem {
+  const counter = input.source === 'worker' ? metrics?.workerPublishRevisions : metrics?.apiPublishRevisions
+  try {
+    const result = db.transaction((tx) => publishInTx(tx, input), { behavior: 'immediate' })
+    counter?.inc({ outcome: 'ok' })
+    return { id: input.id, status: 0, document: result.document }
+  } catch (e) {
+    if (e instanceof PublishRefusal) return { id: input.id, status: 1, reason: e.message }
+    counter?.inc({ outcome: 'error' })
+    throw e
+  }
+}
+
+function publishInTx(tx: Tx, input: PublishInput) {
+  const { teamId, id } = input
+  const parsed = parseId(id)
+  if (parsed.kind !== 'canonical') throw new PublishRefusal('Expected a canonical document id, not a sibling id.')
+  const team = getTeam(tx, teamId)!
+  const canonical = loadLive(tx, teamId, id)
+  const sourceRow = input.source === 'worker' ? loadDoc(tx, teamId, scheduledId(id)) : loadDoc(tx, teamId, draftId(id))
+  const source = sourceRow ?? canonical
+  if (!source) throw new PublishRefusal('Document not found.')
+  const unknown = (input.locales ?? []).filter((l) => !team.locales.includes(l))
+  if (unknown.length > 0) throw new PublishRefusal(`Unknown locale(s): ${unknown.slice(0, 5).join(', ')}.`)
+  const type = getContentType(tx, teamId, String(source.body.contentType))
+  if (!type) throw new PublishRefusal('The content type of this document no longer exists.')
+
+  const from = asDocument(stripStamp(source.body))
+  const live = canonical ? asDocument(stripStamp(canonical.body)) : null
+  const locales = input.locales && live ? mergeLocales(live.locales, from.locales, input.locales) : from.locales
+  const stampedAt = roundTripTimestamp(input.now ?? new Date())
+  const body: Document = { ...from, id, locales, __publishedBy: input.stampUserId, __publishedAt: stampedAt }
+
+  const saved = saveDoc(tx, {
+    teamId, id, canonicalId: id, kind: 'canonical', collection: type.collection,
+    body, published: true, archived: false, deletedAt: null,
+  })
+  putRevision(tx, { teamId, documentId: id, changeVector: saved.changeVector, body: saved.body, stamped: true })
+
+  if (input.source === 'worker') {
+    deleteDoc(tx, teamId, scheduledId(id))
+  }
+  settleDraft(tx, teamId, id, body)
+  recordPublished(tx, { teamId, before: canonical, after: saved, userId: input.actorUserId, locales: input.locales ?? Object.keys(locales) })
+  return { document: present(saved) }
+}
+
+/** The live locales with `selected` taken from the draft (a selected locale the draft lacks is taken down). */
+function mergeLocales(live: Document['locales'], draft: Document['locales'], selected: string[]) {
+  const out = { ...live }
+  for (const l of selected) {
+    if (l in draft) out[l] = draft[l]!
+    else delete out[l]
+  }
+  return out
+}
+
+/** After a publish the draft keeps only what is still unpublished; a draft equal to the live document goes away. */
+function settleDraft(tx: Tx, teamId: string, id: string, live: Document) {
+  const draft = loadDoc(tx, teamId, draftId(id))
+  if (!draft) return
+  const body = asDocument(draft.body)
+  const dirty = dirtyLocales(body, live)
+  const sameFields = JSON.stringify(body.fields) === JSON.stringify(live.fields)
+  const sameLocales = Object.keys(body.locales).length === Object.keys(live.locales).length
+  if (dirty.length === 0 && sameFields && sameLocales) {
+    deleteDoc(tx, teamId, draft.id)
+  } else {
+    saveDoc(tx, { ...draft, body: { ...body, __dirtyLocales: dirty } })
+  }
+}

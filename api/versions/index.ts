@@ -1,0 +1,54 @@
+/** Version routes of spec.md: list and preview Published Versions. */
+import { Elysia, t } from 'elysia'
+import { authorize } from '../auth'
+import type { AppDeps } from '../deps'
+import { ErrorBody } from '../content/model'
+import { getVersionBody, listVersions, parsePaging, requireCanonical } from './service'
+
+const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
+// Query values stay strings here so that every refusal gets spec.md's code, not a generic 422.
+const VersionRow = t.Object({
+  version: t.String(),
+  publishedAt: t.String(),
+  publishedBy: t.String(),
+  locales: t.Array(t.String()),
+  status: t.Literal('published'),
+})
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
+
+export function versionRoutes({ db }: AppDeps) {
+  return new Elysia({ detail: { tags: ['versions'] } })
+    .get(
+      '/content/versions/:activeTeam',
+      ({ params, query, headers }) => {
+        authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+        const row = requireCanonical(db, params.activeTeam, query.id)
+        const { start, pageSize } = parsePaging(query.start, query.pageSize)
+        return listVersions(db, params.activeTeam, row.id, start, pageSize)
+      },
+      {
+        params: team,
+        query: t.Object({
+          id: t.Optional(t.String({ description: 'Canonical id' })),
+          start: t.Optional(t.String({ description: 'Raw revision offset, default 0' })),
+          pageSize: t.Optional(t.String({ description: 'Default 25, capped at 100' })),
+        }),
+        response: { 200: t.Object({ rows: t.Array(VersionRow), hasMore: t.Boolean(), nextStart: t.Integer() }), ...errors },
+        detail: { summary: 'List Published Versions of a canonical, newest first' },
+      },
+    )
+    .get(
+      '/content/version/:activeTeam',
+      ({ params, query, headers }) => {
+        authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+        const row = requireCanonical(db, params.activeTeam, query.id)
+        return getVersionBody(db, params.activeTeam, row.id, query.version)
+      },
+      {
+        params: team,
+        query: t.Object({ id: t.Optional(t.String()), version: t.Optional(t.String({ description: 'Opaque version reference' })) }),
+        response: { 200: t.Record(t.String(), t.Unknown()), ...errors },
+        detail: { summary: 'Read one Published Version for preview' },
+      },
+    )
+}

@@ -1,0 +1,110 @@
+/**
+ * Seeding in the format of contract.md, idempotent: teams, users (token hashes), memberships,
+ * content types and documents are created or updated; a `"published": true` document is
+ * published by user `cli` only when its content differs from what is live, so re-running a
+ * seed leaves no extra Published Version.
+ */
+import { Type as t, type Static } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import type { Db } from '../db/client'
+import { contentTypes, memberships, teams, users } from '../db/schema'
+import { hashToken, CAPABILITIES } from '../api/auth'
+import { stripStamp } from '../api/content/document'
+import { writeDocument, loadLive } from '../api/content/service'
+import { publishOne } from '../api/publish/service'
+import type { Metrics } from '../api/metrics'
+import demo from '../db/seed/demo.json'
+
+const Field = t.Object({ name: t.String(), localizable: t.Optional(t.Boolean()) }, { additionalProperties: true })
+export const ContentTypeInput = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 100 }),
+    collection: t.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }),
+    urls: t.Optional(t.Boolean()),
+    fields: t.Array(Field),
+  },
+  { additionalProperties: true },
+)
+export const SeedFile = t.Object({
+  teams: t.Array(
+    t.Object({
+      id: t.String({ minLength: 1, maxLength: 100 }),
+      workspaceId: t.String({ minLength: 1 }),
+      locales: t.Array(t.String({ minLength: 1, maxLength: 35 }), { minItems: 1 }),
+      defaultLocale: t.String(),
+      contentTypes: t.Optional(t.Array(ContentTypeInput)),
+      users: t.Optional(
+        t.Array(t.Object({ id: t.String({ minLength: 1 }), token: t.String({ minLength: 8 }), capabilities: t.Array(t.Union(CAPABILITIES.map((c) => t.Literal(c)))) })),
+      ),
+      documents: t.Optional(
+        t.Array(
+          t.Object({
+            id: t.String(),
+            contentType: t.String(),
+            published: t.Optional(t.Boolean()),
+            fields: t.Optional(t.Record(t.String(), t.Unknown())),
+            locales: t.Optional(t.Record(t.String(), t.Record(t.String(), t.Unknown()))),
+          }),
+        ),
+      ),
+    }),
+  ),
+})
+export type SeedFile = Static<typeof SeedFile>
+
+export const CLI_USER = 'cli'
+
+/** Applies a seed file. Returns what was written, for the CLI to print. */
+export function seed(db: Db, metrics: Metrics | null, input: unknown) {
+  if (!Value.Check(SeedFile, input)) {
+    const first = Value.Errors(SeedFile, input).First()
+    throw new Error(`Invalid seed file at ${first?.path || '/'}: ${first?.message}`)
+  }
+  const report = { teams: 0, documents: 0, published: 0 }
+  for (const team of input.teams) {
+    if (!team.locales.includes(team.defaultLocale)) throw new Error(`Team ${team.id}: defaultLocale must be one of locales`)
+    db.transaction((tx) => {
+      const row = { id: team.id, workspaceId: team.workspaceId, locales: team.locales, defaultLocale: team.defaultLocale }
+      tx.insert(teams).values({ ...row, createdAt: new Date().toISOString() }).onConflictDoUpdate({ target: teams.id, set: row }).run()
+      for (const type of team.contentTypes ?? []) {
+        const values = { teamId: team.id, name: type.name, collection: type.collection, urls: type.urls ?? false, definition: type }
+        tx.insert(contentTypes).values(values).onConflictDoUpdate({ target: [contentTypes.teamId, contentTypes.name], set: values }).run()
+      }
+      for (const user of [...(team.users ?? []), { id: CLI_USER, token: null, capabilities: [...CAPABILITIES] }]) {
+        const tokenHash = user.token ? hashToken(user.token) : `none:${user.id}`
+        tx.insert(users).values({ id: user.id, tokenHash }).onConflictDoUpdate({ target: users.id, set: { tokenHash } }).run()
+        const m = { teamId: team.id, userId: user.id, capabilities: user.capabilities as string[] }
+        tx.insert(memberships).values(m).onConflictDoUpdate({ target: [memberships.teamId, memberships.userId], set: m }).run()
+      }
+    }, { behavior: 'immediate' })
+    report.teams++
+    for (const doc of team.documents ?? []) {
+      const { published, ...input } = doc
+      const current = loadLive(db, team.id, doc.id)
+      const wanted = { ...input, fields: input.fields ?? {}, locales: input.locales ?? {} }
+      const changed = !current || !sameContent(current.body, wanted)
+      if (changed) {
+        writeDocument(db, { teamId: team.id, userId: CLI_USER, doc: wanted })
+        report.documents++
+      }
+      if (published && (changed || !current?.published)) {
+        const item = publishOne(db, metrics, { teamId: team.id, id: doc.id, stampUserId: CLI_USER, actorUserId: CLI_USER, source: 'cli' })
+        if (item.status !== 0) throw new Error(`Publishing ${doc.id} failed: ${item.reason}`)
+        report.published++
+      }
+    }
+  }
+  return report
+}
+
+function sameContent(stored: Record<string, unknown>, wanted: Record<string, unknown>) {
+  const pick = (b: Record<string, unknown>) => JSON.stringify([b.contentType, b.fields, b.locales])
+  return pick(stripStamp(stored)) === pick(wanted)
+}
+
+/** Seeds the demo team when the database holds no team at all. */
+export function seedDemoIfEmpty(db: Db, metrics: Metrics | null): boolean {
+  if (db.select({ id: teams.id }).from(teams).limit(1).get()) return false
+  seed(db, metrics, demo)
+  return true
+}

@@ -1,0 +1,31 @@
+/**
+ * Opens the shared SQLite file once per process with the pragmas both processes rely on.
+ */
+import { Database } from 'bun:sqlite'
+import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import * as schema from './schema'
+import { migrateGuarded } from './migrate'
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
+/** The transaction handle drizzle passes to `db.transaction` callbacks. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
+/** Anything that can run queries: the database or an open transaction. */
+export type Conn = Db | Tx
+
+/**
+ * Opens (creating if needed) the database at `path`, sets WAL, busy timeout, foreign keys and
+ * synchronous=NORMAL, and applies pending migrations under a cross-process lock.
+ */
+export function openDb(path: string, opts: { migrate?: boolean } = {}): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const sqlite = new Database(path, { create: true, strict: true })
+  sqlite.exec('PRAGMA journal_mode = WAL')
+  sqlite.exec('PRAGMA busy_timeout = 10000')
+  sqlite.exec('PRAGMA foreign_keys = ON')
+  sqlite.exec('PRAGMA synchronous = NORMAL')
+  const db = drizzle({ client: sqlite, schema }) as Db
+  if (opts.migrate !== false) migrateGuarded(db, path)
+  return db
+}

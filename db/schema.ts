@@ -1,0 +1,213 @@
+/**
+ * The one SQLite schema shared by the api, the dispatcher and the CLI.
+ * JSON columns are stored as text; their TypeScript shapes are given with `$type`.
+ */
+import { sqliteTable, text, integer, primaryKey, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
+
+/** Node id and the global etag counter that change vectors are made from. */
+export const meta = sqliteTable('meta', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+})
+
+export const teams = sqliteTable('teams', {
+  id: text('id').primaryKey(),
+  workspaceId: text('workspace_id').notNull(),
+  locales: text('locales', { mode: 'json' }).$type<string[]>().notNull(),
+  defaultLocale: text('default_locale').notNull(),
+  fallbacks: text('fallbacks', { mode: 'json' }).$type<Record<string, string>>().notNull().default({}),
+  contentIndex: text('content_index', { mode: 'json' }).$type<unknown>(),
+  /** Bumped on every content-index push; the index counts as caught up once `indexedGeneration` reaches it. */
+  indexGeneration: integer('index_generation').notNull().default(0),
+  indexedGeneration: integer('indexed_generation').notNull().default(0),
+  createdAt: text('created_at').notNull(),
+})
+
+export const users = sqliteTable('users', {
+  id: text('id').primaryKey(),
+  /** SHA-256 hex of the bearer token; the token itself is never stored. */
+  tokenHash: text('token_hash').notNull().unique(),
+})
+
+export const memberships = sqliteTable(
+  'memberships',
+  {
+    teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    capabilities: text('capabilities', { mode: 'json' }).$type<string[]>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.userId] })],
+)
+
+export const contentTypes = sqliteTable(
+  'content_types',
+  {
+    teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    collection: text('collection').notNull(),
+    urls: integer('urls', { mode: 'boolean' }).notNull().default(false),
+    /** The whole content type as configured (fields, icon, hint, ...). */
+    definition: text('definition', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.name] })],
+)
+
+/**
+ * Canonical documents and their siblings (`/draft`, `/scheduled`, `/snapshot/<token>`) and
+ * activity documents (`/activity`) share one keyspace per team, as in the spec.
+ */
+export const documents = sqliteTable(
+  'documents',
+  {
+    teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    id: text('id').notNull(),
+    canonicalId: text('canonical_id').notNull(),
+    kind: text('kind', { enum: ['canonical', 'draft', 'scheduled', 'snapshot', 'activity'] }).notNull(),
+    /** Collection of the content type; `@activity` for activity documents (not a content collection). */
+    collection: text('collection').notNull(),
+    body: text('body', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    changeVector: text('change_vector').notNull(),
+    /** Canonical only: live on the site. */
+    published: integer('published', { mode: 'boolean' }).notNull().default(false),
+    archived: integer('archived', { mode: 'boolean' }).notNull().default(false),
+    /** Soft delete: the row and its revisions stay, reads answer 404. */
+    deletedAt: text('deleted_at'),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.id] }), index('documents_canonical').on(t.teamId, t.canonicalId)],
+)
+
+/** Revisions exist only because publish forces them; `stamped` marks a Published Version. */
+export const revisions = sqliteTable(
+  'revisions',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    documentId: text('document_id').notNull(),
+    changeVector: text('change_vector').notNull(),
+    body: text('body', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    stamped: integer('stamped', { mode: 'boolean' }).notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('revisions_cv').on(t.teamId, t.changeVector),
+    index('revisions_doc_seq').on(t.teamId, t.documentId, t.seq),
+  ],
+)
+
+export const snapshots = sqliteTable(
+  'snapshots',
+  {
+    teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    /** `<document_id>/snapshot/<token>`; the body lives in `documents` under the same id. */
+    id: text('id').notNull(),
+    documentId: text('document_id').notNull(),
+    name: text('name'),
+    createdBy: text('created_by').notNull(),
+    createdAt: text('created_at').notNull(),
+    expiresAt: text('expires_at'),
+    revokedAt: text('revoked_at'),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.id] }), index('snapshots_doc').on(t.teamId, t.documentId)],
+)
+
+/** A scheduled publish of `<document_id>/scheduled`, run by the dispatcher when due. */
+export const schedules = sqliteTable(
+  'schedules',
+  {
+    teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    documentId: text('document_id').notNull(),
+    publishAt: integer('publish_at').notNull(),
+    scheduledBy: text('scheduled_by').notNull(),
+    leaseToken: text('lease_token'),
+    leaseExpiresAt: integer('lease_expires_at'),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.documentId] }), index('schedules_due').on(t.publishAt)],
+)
+
+export const webhooks = sqliteTable(
+  'webhooks',
+  {
+    id: text('id').primaryKey(),
+    teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    label: text('label').notNull(),
+    provider: text('provider', { enum: ['custom', 'netlify', 'vercel', 'github'] }).notNull(),
+    target: text('target').notNull(),
+    events: text('events', { mode: 'json' }).$type<string[]>().notNull(),
+    /** Kept in clear because signing needs it; never logged, never returned after creation. */
+    secret: text('secret').notNull(),
+    /** Provider extras (e.g. a GitHub token and event_type). */
+    options: text('options', { mode: 'json' }).$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [index('webhooks_team').on(t.teamId)],
+)
+
+/**
+ * Transactional outbox: one row per (event, webhook), inserted in the same transaction as
+ * the change it reports. The payload bytes are fixed at insert so every retry is identical.
+ */
+export const outbox = sqliteTable(
+  'outbox',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    eventId: text('event_id').notNull(),
+    webhookId: text('webhook_id').notNull().references(() => webhooks.id, { onDelete: 'cascade' }),
+    teamId: text('team_id').notNull(),
+    eventType: text('event_type').notNull(),
+    payload: text('payload').notNull(),
+    status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    leaseToken: text('lease_token'),
+    leaseExpiresAt: integer('lease_expires_at'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('outbox_event_webhook').on(t.eventId, t.webhookId),
+    index('outbox_due').on(t.status, t.nextAttemptAt),
+  ],
+)
+
+/** Every delivery attempt, scheduled or manual, for the delivery log. */
+export const deliveryAttempts = sqliteTable(
+  'delivery_attempts',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    outboxSeq: integer('outbox_seq').notNull(),
+    webhookId: text('webhook_id').notNull(),
+    eventId: text('event_id').notNull(),
+    attempt: integer('attempt').notNull(),
+    trigger: text('trigger', { enum: ['scheduled', 'manual', 'test'] }).notNull(),
+    startedAt: integer('started_at').notNull(),
+    statusCode: integer('status_code'),
+    error: text('error'),
+    durationMs: integer('duration_ms').notNull(),
+    responseBody: text('response_body'),
+    nextAttemptAt: integer('next_attempt_at'),
+  },
+  (t) => [index('attempts_webhook').on(t.webhookId, t.id)],
+)
+
+/** Site changes waiting for the quiet window; the dispatcher coalesces them per team. */
+export const siteChanges = sqliteTable(
+  'site_changes',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    teamId: text('team_id').notNull(),
+    status: text('status', { enum: ['template', 'localization', 'locales', 'index'] }).notNull(),
+    userId: text('user_id'),
+    occurredAt: integer('occurred_at').notNull(),
+    /** Set when the coalesced `site.changed` event that covers this change was written. */
+    emittedAt: integer('emitted_at'),
+  },
+  (t) => [index('site_changes_team').on(t.teamId, t.emittedAt)],
+)
+
+export type DocumentRow = typeof documents.$inferSelect
+export type RevisionRow = typeof revisions.$inferSelect
+export type TeamRow = typeof teams.$inferSelect
+export type WebhookRow = typeof webhooks.$inferSelect
+export type OutboxRow = typeof outbox.$inferSelect

@@ -1,0 +1,122 @@
+/**
+ * Test harness: a fresh SQLite file per app, seeded with a known team, and a small client
+ * that sends real HTTP requests through `app.handle`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDb, type Db } from '../db/client'
+import { createApp } from '../api/app'
+import { loadConfig, type Config } from '../api/config'
+import { createLogger } from '../api/log'
+import { createMetrics } from '../api/metrics'
+import { seed } from '../cli/seed'
+
+export const TEAM = 'acme'
+export const TOKENS = {
+  editor: 'tok-editor-000000',
+  translator: 'tok-translator-0',
+  outsider: 'tok-outsider-000',
+  webhooks: 'tok-webhooks-000',
+}
+
+/** The seed every API test starts from (contract.md's example, widened). */
+export function testSeed(extra: { locales?: string[] } = {}) {
+  return {
+    teams: [
+      {
+        id: TEAM,
+        workspaceId: 'main',
+        locales: extra.locales ?? ['en', 'de', 'fr'],
+        defaultLocale: 'en',
+        contentTypes: [
+          {
+            name: 'page', collection: 'pages', urls: true,
+            fields: [{ name: 'title', localizable: true }, { name: 'slug', localizable: true }, { name: 'parent' }, { name: 'sku' }],
+          },
+          { name: 'product', collection: 'products', urls: false, fields: [{ name: 'name', localizable: true }, { name: 'sku' }] },
+        ],
+        users: [
+          { id: 'u-editor', token: TOKENS.editor, capabilities: ['EditContent', 'ChangeLiveContent', 'ManageWebhooks', 'ManageTeam'] },
+          { id: 'u-translator', token: TOKENS.translator, capabilities: ['EditContent'] },
+          { id: 'u-webhooks', token: TOKENS.webhooks, capabilities: ['ManageWebhooks'] },
+        ],
+        documents: [
+          {
+            id: 'pages/home', contentType: 'page', published: true,
+            fields: { parent: null }, locales: { en: { title: 'Home', slug: '' } },
+          },
+        ],
+      },
+      {
+        id: 'other', workspaceId: 'w2', locales: ['en'], defaultLocale: 'en',
+        contentTypes: [{ name: 'page', collection: 'pages', urls: true, fields: [{ name: 'title', localizable: true }] }],
+        users: [{ id: 'u-outsider', token: TOKENS.outsider, capabilities: ['EditContent', 'ChangeLiveContent', 'ManageWebhooks'] }],
+      },
+    ],
+  }
+}
+
+export interface TestContext {
+  db: Db
+  app: ReturnType<typeof createApp>
+  config: Config
+  dir: string
+  path: string
+  metrics: ReturnType<typeof createMetrics>
+  /** Sends a request; `body` objects are JSON-encoded, strings sent raw. */
+  call(method: string, path: string, opts?: { token?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers; text: string }>
+  close(): void
+}
+
+export function makeTestDir(prefix = 'content-test-') {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+/** A new app over a new database file, seeded with `testSeed()`. */
+export async function createTestContext(opts: { env?: Record<string, string>; seed?: unknown } = {}): Promise<TestContext> {
+  const dir = makeTestDir()
+  const path = join(dir, 'content.db')
+  const config = loadConfig({ DATABASE_PATH: path, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...opts.env })
+  const db = openDb(path)
+  const metrics = createMetrics()
+  seed(db, metrics, opts.seed ?? testSeed())
+  const app = createApp({ db, config, log: createLogger('silent', 'test'), metrics })
+  await app.modules
+  return {
+    db, app, config, dir, path, metrics,
+    async call(method, url, { token = TOKENS.editor, body, headers = {} } = {}) {
+      const h: Record<string, string> = { ...headers }
+      if (token) h.authorization = `Bearer ${token}`
+      let payload: string | undefined
+      if (body !== undefined) {
+        payload = typeof body === 'string' ? body : JSON.stringify(body)
+        h['content-type'] ??= 'application/json'
+      }
+      const res = await app.handle(new Request(`http://localhost${url}`, { method, headers: h, body: payload }))
+      const text = await res.text()
+      let parsed: unknown = text
+      try {
+        parsed = JSON.parse(text)
+      } catch {}
+      return { status: res.status, body: parsed as any, headers: res.headers, text }
+    },
+    close() {
+      db.$client.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 10_000, what = 'condition'): Promise<NonNullable<T>> {
+  const until = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value) return value as NonNullable<T>
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
+    await Bun.sleep(20)
+  }
+}
+
+export const enc = encodeURIComponent
