@@ -5,11 +5,15 @@ import { Elysia } from 'elysia'
 import { swagger } from '@elysiajs/swagger'
 import { match, P } from 'ts-pattern'
 import { AppError, BatchError, ProblemError } from './errors'
+import { authenticate } from './auth'
 import type { AppDeps } from './deps'
 import { contentRoutes } from './content'
 import { versionRoutes } from './versions'
 import { publishRoutes } from './publish'
 import { opsRoutes } from './ops'
+
+/** Routes that need no bearer token. */
+const PUBLIC_PATHS = /^\/(health|metrics|swagger)(\/|$)/
 
 const json = (status: number, body: unknown, type = 'application/json') =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': `${type}; charset=utf-8` } })
@@ -39,8 +43,18 @@ function validationMessage(error: unknown): string {
 }
 
 export function createApp(deps: AppDeps) {
-  return new Elysia({ serve: { maxRequestBodySize: deps.config.maxBodyBytes } })
+  // normalize: false so unknown properties are refused (400), not silently dropped.
+  return new Elysia({ normalize: false, serve: { maxRequestBodySize: deps.config.maxBodyBytes } })
     .onRequest(({ request }) => {
+      // Authenticate before parsing or validating: an anonymous caller learns nothing about bodies.
+      const path = new URL(request.url).pathname
+      if (!PUBLIC_PATHS.test(path)) {
+        try {
+          authenticate(deps.db, request.headers.get('authorization'))
+        } catch (e) {
+          return errorResponse(e, 'UNKNOWN', deps.log)
+        }
+      }
       const length = Number(request.headers.get('content-length') ?? 0)
       if (length > deps.config.maxBodyBytes) {
         return json(413, { error: 'payload_too_large', message: `The body exceeds ${deps.config.maxBodyBytes} bytes.` })

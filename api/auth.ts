@@ -21,15 +21,21 @@ export const hashToken = (token: string) => new Bun.CryptoHasher('sha256').updat
 const unauthorized = () => new AppError(401, 'unauthorized', 'A valid bearer token is required.')
 const forbidden = (message: string) => new AppError(403, 'forbidden', message)
 
-/**
- * Resolves the caller of a request for the team named in the route, and checks `required`.
- * Throws 401 for a missing or unknown token, 403 for a non-member or a missing capability.
- */
-export function authorize(db: Db, authorization: string | undefined, teamId: string, required: Capability[]): Caller {
+/** The user id behind a bearer token; throws 401 for a missing, malformed or unknown token. */
+export function authenticate(db: Db, authorization: string | undefined | null): { id: string } {
   const token = /^Bearer\s+(\S{1,512})$/i.exec(authorization ?? '')?.[1]
   if (!token) throw unauthorized()
   const user = db.select({ id: users.id }).from(users).where(eq(users.tokenHash, hashToken(token))).get()
   if (!user) throw unauthorized()
+  return user
+}
+
+/**
+ * Resolves the caller of a request for the team named in the route, and checks `required`.
+ * Throws 401 for a missing or unknown token, 403 for a non-member or a missing capability.
+ */
+export function authorize(db: Db, authorization: string | undefined | null, teamId: string, required: Capability[]): Caller {
+  const user = authenticate(db, authorization)
   const membership = db
     .select({ capabilities: memberships.capabilities })
     .from(memberships)

@@ -92,6 +92,8 @@ export async function createTestContext(opts: { env?: Record<string, string>; se
       if (body !== undefined) {
         payload = typeof body === 'string' ? body : JSON.stringify(body)
         h['content-type'] ??= 'application/json'
+        // A real HTTP client sends the length; the api refuses oversized bodies on it.
+        h['content-length'] ??= String(Buffer.byteLength(payload))
       }
       const res = await app.handle(new Request(`http://localhost${url}`, { method, headers: h, body: payload }))
       const text = await res.text()

@@ -1,0 +1,215 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createTestContext, enc, TEAM, type TestContext } from '../helpers'
+import { countRevisions } from '../../db/store'
+
+let ctx: TestContext
+beforeAll(async () => { ctx = await createTestContext() })
+afterAll(() => ctx.close())
+
+const base = `/content/${TEAM}`
+const page = (id: string, locales: Record<string, Record<string, unknown>> = { en: { title: 'T', slug: 's' } }, fields: Record<string, unknown> = { parent: 'pages/home' }) => ({ id, contentType: 'page', fields, locales })
+const read = async (id: string) => (await ctx.call('GET', `${base}?id=${enc(id)}`)).body
+const strip = ({ '@metadata': _m, ...rest }: Record<string, unknown>) => rest
+
+describe('POST /content/{activeTeam}', () => {
+  test('creates a canonical and reads it back with @metadata and an ETag', async () => {
+    const res = await ctx.call('POST', base, { body: page('pages/one') })
+    expect(res.status).toBe(200)
+    expect(strip(res.body)).toEqual(page('pages/one'))
+    const cv: string = res.body['@metadata']['@change-vector']
+    expect(cv).toMatch(/^A:\d+-[A-Za-z0-9]+$/)
+    expect(res.body['@metadata']['@collection']).toBe('pages')
+    const get = await ctx.call('GET', `${base}?id=pages/one`)
+    expect(get.body).toEqual(res.body)
+    expect(get.headers.get('etag')).toBe(`"${cv}"`)
+  })
+
+  test('removes forged stamp fields, __dirtyLocales, @metadata and Id from the body', async () => {
+    const forged = { ...page('pages/forged'), __publishedBy: 'mallory', __publishedAt: '2020-01-01T00:00:00.0000000Z', __dirtyLocales: ['xx'], Id: 'x', '@metadata': { a: 1 } }
+    const res = await ctx.call('POST', base, { body: forged })
+    expect(res.status).toBe(200)
+    expect(strip(res.body)).toEqual(page('pages/forged'))
+    expect(strip(await read('pages/forged'))).toEqual(page('pages/forged'))
+  })
+
+  test('a draft gets __dirtyLocales computed against the canonical', async () => {
+    await ctx.call('POST', base, { body: page('pages/dirty', { en: { title: 'A', slug: 'a' }, de: { title: 'B', slug: 'b' } }) })
+    const res = await ctx.call('POST', base, {
+      body: { ...page('pages/dirty/draft', { en: { title: 'A', slug: 'a' }, de: { title: 'B2', slug: 'b' }, fr: { title: 'C', slug: 'c' } }), __dirtyLocales: ['en'] },
+    })
+    expect(res.status).toBe(200)
+    expect(res.body.__dirtyLocales).toEqual(['de', 'fr'])
+  })
+
+  test('a draft of a document with no canonical has every locale dirty', async () => {
+    const res = await ctx.call('POST', base, { body: page('pages/new/draft', { en: { title: 'A', slug: 'a' }, de: { title: 'B', slug: 'b' } }) })
+    expect(res.body.__dirtyLocales).toEqual(['de', 'en'])
+  })
+
+  test('editing appends EDIT activity entries per changed locale and a locale-less one for fields', async () => {
+    await ctx.call('POST', base, { body: page('pages/act', { en: { title: 'A', slug: 'a' } }) })
+    await ctx.call('POST', base, { body: page('pages/act/draft', { en: { title: 'A', slug: 'a' }, de: { title: 'B', slug: 'b' } }, { parent: null }) })
+    const activity = await read('pages/act/activity')
+    const last = activity.entries.slice(-2).map((e: { kind: string; locale: string | null; userId: string }) => [e.kind, e.locale, e.userId])
+    expect(last).toEqual([['EDIT', 'de', 'u-editor'], ['EDIT', null, 'u-editor']])
+  })
+
+  test('If-Match with a stale change vector is 409 and writes nothing', async () => {
+    const first = await ctx.call('POST', base, { body: page('pages/etag') })
+    const stale = first.body['@metadata']['@change-vector']
+    await ctx.call('POST', base, { body: page('pages/etag', { en: { title: 'second', slug: 's' } }) })
+    const res = await ctx.call('POST', base, { body: page('pages/etag', { en: { title: 'third', slug: 's' } }), headers: { 'if-match': `"${stale}"` } })
+    expect(res.status).toBe(409)
+    expect(res.body).toEqual({ error: 'conflict', message: expect.any(String) })
+    expect((await read('pages/etag')).locales.en.title).toBe('second')
+  })
+
+  test('no write other than publish creates a revision', async () => {
+    await ctx.call('POST', base, { body: page('pages/norev') })
+    await ctx.call('POST', base, { body: page('pages/norev/draft', { en: { title: 'd', slug: 's' } }) })
+    await ctx.call('PATCH', `${base}?id=pages/norev`, { body: [{ op: 'replace', path: '/locales/en/title', value: 'p' }] })
+    await ctx.call('POST', `/content/copy/${TEAM}`, { body: { ids: ['pages/norev'] } })
+    await ctx.call('POST', `/content/archive/${TEAM}`, { body: { ids: ['pages/norev'] } })
+    expect(countRevisions(ctx.db, TEAM, 'pages/norev')).toBe(0)
+  })
+})
+
+describe('bad input gets a clear 4xx and writes nothing', () => {
+  const cases: [string, unknown, number, string][] = [
+    ['malformed JSON', '{"id": "pages/x",', 400, 'malformed_json'],
+    ['wrong types', { id: 42, contentType: 'page' }, 400, 'invalid_body'],
+    ['locales of the wrong shape', { id: 'pages/x', contentType: 'page', locales: { en: 'text' } }, 400, 'invalid_body'],
+    ['an unknown property', { id: 'pages/x', contentType: 'page', extra: 1 }, 400, 'invalid_body'],
+    ['a traversal id', page('../etc/passwd'), 400, 'invalid_id'],
+    ['a dot segment', page('pages/./x'), 400, 'invalid_id'],
+    ['a 10 KB id', page('p'.repeat(10_000)), 400, 'invalid_body'],
+    ['a sibling id other than draft', page('pages/x/scheduled'), 400, 'invalid_id'],
+    ['an unknown content type', { id: 'pages/x', contentType: 'nope' }, 400, 'unknown_content_type'],
+    ['an unknown locale', page('pages/x', { xx: { title: 't' } }), 400, 'unknown_locale'],
+  ]
+  for (const [name, body, status, code] of cases) {
+    test(name, async () => {
+      const res = await ctx.call('POST', base, { body })
+      expect(res.status).toBe(status)
+      expect(res.body).toEqual({ error: code, message: expect.any(String) })
+      expect((await ctx.call('GET', `${base}?id=pages/x`)).status).toBe(404)
+    })
+  }
+
+  test('an oversized body is 413', async () => {
+    const big = page('pages/x', { en: { title: 'x'.repeat(1_100_000) } })
+    const res = await ctx.call('POST', base, { body: big })
+    expect(res.status).toBe(413)
+    expect(res.body.error).toBe('payload_too_large')
+    expect((await ctx.call('GET', `${base}?id=pages/x`)).status).toBe(404)
+  })
+
+  test('a unicode id round-trips', async () => {
+    const id = 'pages/über-уníçødé-页面-🚀'
+    expect((await ctx.call('POST', base, { body: page(id) })).status).toBe(200)
+    expect((await ctx.call('GET', `${base}?id=${enc(id)}`)).body.id).toBe(id)
+  })
+
+  test('reading without id is 400 missing_id, an unknown or huge id is 404', async () => {
+    expect((await ctx.call('GET', base)).body.error).toBe('missing_id')
+    expect((await ctx.call('GET', `${base}?id=nope`)).status).toBe(404)
+    const huge = await ctx.call('GET', `${base}?id=${'x'.repeat(10_000)}`)
+    expect(huge.status).toBe(404)
+    expect(huge.body.error).toBe('not_found')
+  })
+})
+
+describe('PATCH /content/{activeTeam}', () => {
+  test('applies an RFC 6902 patch', async () => {
+    await ctx.call('POST', base, { body: page('pages/p1') })
+    const res = await ctx.call('PATCH', `${base}?id=pages/p1`, { body: [{ op: 'add', path: '/locales/de', value: { title: 'D', slug: 'd' } }] })
+    expect(res.status).toBe(200)
+    expect(res.body.locales.de).toEqual({ title: 'D', slug: 'd' })
+  })
+
+  for (const path of ['/__publishedBy', '/__publishedAt', '/__dirtyLocales', '/__dirtyLocales/0']) {
+    for (const op of ['add', 'replace', 'remove']) {
+      test(`${op} ${path} is refused with protected_field`, async () => {
+        await ctx.call('POST', base, { body: page('pages/p2') })
+        const before = await read('pages/p2')
+        const res = await ctx.call('PATCH', `${base}?id=pages/p2`, { body: [{ op, path, value: 'mallory' }] })
+        expect(res.status).toBe(400)
+        expect(res.body).toEqual({ error: 'protected_field', message: expect.any(String) })
+        expect(await read('pages/p2')).toEqual(before)
+      })
+    }
+  }
+
+  test('move or copy from a protected field is refused too', async () => {
+    await ctx.call('POST', base, { body: page('pages/p3') })
+    const res = await ctx.call('PATCH', `${base}?id=pages/p3`, { body: [{ op: 'copy', from: '/__publishedBy', path: '/locales/en/title' }] })
+    expect(res.body.error).toBe('protected_field')
+  })
+
+  test('patching a missing draft creates it from the published canonical without the stamp', async () => {
+    const res = await ctx.call('PATCH', `${base}?id=pages/home/draft`, { body: [{ op: 'replace', path: '/locales/en/title', value: 'Home 2' }] })
+    expect(res.status).toBe(200)
+    expect(res.body.__publishedBy).toBeUndefined()
+    expect(res.body.__publishedAt).toBeUndefined()
+    expect(res.body).toMatchObject({ id: 'pages/home/draft', locales: { en: { title: 'Home 2', slug: '' } }, __dirtyLocales: ['en'] })
+    expect((await read('pages/home')).__publishedBy).toBe('cli')
+  })
+
+  test('a patch that is not an array, is invalid, or does not apply is 400', async () => {
+    await ctx.call('POST', base, { body: page('pages/p4') })
+    const notArray = await ctx.call('PATCH', `${base}?id=pages/p4`, { body: { op: 'add' } })
+    expect(notArray.status).toBe(400)
+    const invalid = await ctx.call('PATCH', `${base}?id=pages/p4`, { body: [{ op: 'nope', path: '/x' }] })
+    expect(invalid.body.error).toBe('invalid_patch')
+    const failing = await ctx.call('PATCH', `${base}?id=pages/p4`, { body: [{ op: 'test', path: '/locales/en/title', value: 'other' }] })
+    expect(failing.body.error).toBe('invalid_patch')
+    const breaking = await ctx.call('PATCH', `${base}?id=pages/p4`, { body: [{ op: 'replace', path: '/locales', value: 5 }] })
+    expect(breaking.body.error).toBe('invalid_document')
+    expect((await ctx.call('PATCH', `${base}?id=pages/none`, { body: [] })).status).toBe(404)
+  })
+})
+
+describe('lifecycle', () => {
+  test('copy removes the stamp', async () => {
+    const res = await ctx.call('POST', `/content/copy/${TEAM}`, { body: { ids: ['pages/home'] } })
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual([{ id: 'pages/home', status: 0, document: expect.objectContaining({ id: 'pages/home-copy' }) }])
+    const copy = await read('pages/home-copy')
+    expect(copy.__publishedBy).toBeUndefined()
+    expect(copy.__publishedAt).toBeUndefined()
+    expect(copy['@metadata'].published).toBe(false)
+  })
+
+  test('unpublish moves the live content to a draft without the stamp', async () => {
+    await ctx.call('POST', base, { body: page('pages/un') })
+    await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/un'] } })
+    const res = await ctx.call('POST', `/content/unpublish/${TEAM}`, { body: { ids: ['pages/un'] } })
+    expect(res.body[0].status).toBe(0)
+    const draft = await read('pages/un/draft')
+    expect(draft.__publishedAt).toBeUndefined()
+    expect(draft.locales).toEqual({ en: { title: 'T', slug: 's' } })
+    const canonical = await read('pages/un')
+    expect(canonical['@metadata'].published).toBe(false)
+    expect(canonical.__publishedAt).toBeUndefined()
+  })
+
+  test('delete is a soft delete: reads are 404, revisions stay', async () => {
+    await ctx.call('POST', base, { body: page('pages/del') })
+    await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/del'] } })
+    const res = await ctx.call('POST', `/content/delete/${TEAM}`, { body: { ids: ['pages/del', 'pages/missing', 'pages/del/draft'] } })
+    expect(res.body).toEqual([
+      { id: 'pages/del', status: 0 },
+      { id: 'pages/missing', status: 1, reason: 'Document not found.' },
+      { id: 'pages/del/draft', status: 1, reason: expect.stringContaining('sibling') },
+    ])
+    expect((await ctx.call('GET', `${base}?id=pages/del`)).status).toBe(404)
+    expect(countRevisions(ctx.db, TEAM, 'pages/del')).toBe(1)
+  })
+
+  test('discard-draft removes the draft, and refuses when there is none', async () => {
+    await ctx.call('POST', base, { body: page('pages/dd/draft') })
+    await ctx.call('POST', base, { body: page('pages/dd') })
+    const res = await ctx.call('POST', `/content/discard-draft/${TEAM}`, { body: { ids: ['pages/dd', 'pages/dd'] } })
+    expect(res.body).toEqual([{ id: 'pages/dd', status: 0 }, { id: 'pages/dd', status: 1, reason: 'There is no draft to discard.' }])
+  })
+})
