@@ -10,7 +10,8 @@ import { BatchIds, BatchList, DocumentInput, ErrorBody } from './model'
 import { patchDocument, present, readDocument, writeDocument } from './service'
 
 const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
-const idQuery = t.Object({ id: t.Optional(t.String()) })
+// Unknown query parameters (cache busters, client extras) are ignored, not refused.
+const idQuery = t.Object({ id: t.Optional(t.String()) }, { additionalProperties: true })
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 
 export function contentRoutes({ db }: AppDeps) {

@@ -32,7 +32,7 @@ export function versionRoutes({ db }: AppDeps) {
           id: t.Optional(t.String({ description: 'Canonical id' })),
           start: t.Optional(t.String({ description: 'Raw revision offset, default 0' })),
           pageSize: t.Optional(t.String({ description: 'Default 25, capped at 100' })),
-        }),
+        }, { additionalProperties: true }),
         response: { 200: t.Object({ rows: t.Array(VersionRow), hasMore: t.Boolean(), nextStart: t.Integer() }), ...errors },
         detail: { summary: 'List Published Versions of a canonical, newest first' },
       },
@@ -46,7 +46,7 @@ export function versionRoutes({ db }: AppDeps) {
       },
       {
         params: team,
-        query: t.Object({ id: t.Optional(t.String()), version: t.Optional(t.String({ description: 'Opaque version reference' })) }),
+        query: t.Object({ id: t.Optional(t.String()), version: t.Optional(t.String({ description: 'Opaque version reference' })) }, { additionalProperties: true }),
         response: { 200: t.Record(t.String(), t.Unknown()), ...errors },
         detail: { summary: 'Read one Published Version for preview' },
       },

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createTestContext, TEAM, type TestContext } from '../helpers'
+import { countRevisions, listRevisions } from '../../db/store'
+
+let ctx: TestContext
+beforeAll(async () => { ctx = await createTestContext() })
+afterAll(() => ctx.close())
+
+const base = `/content/${TEAM}`
+const publish = (body: unknown) => ctx.call('POST', `/content/publish/${TEAM}`, { body })
+const read = async (id: string) => (await ctx.call('GET', `${base}?id=${encodeURIComponent(id)}`)).body
+const STAMP_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z$/
+
+describe('POST /content/publish/{activeTeam}', () => {
+  test('the draft becomes the stamped live canonical with exactly one stamped revision of its exact state', async () => {
+    await ctx.call('POST', base, { body: { id: 'pages/a/draft', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'A', slug: 'a' } } } })
+    const res = await publish({ ids: ['pages/a'] })
+    expect(res.status).toBe(200)
+    const doc = res.body[0].document
+    expect(res.body).toEqual([{ id: 'pages/a', status: 0, document: doc }])
+    expect(doc).toMatchObject({ id: 'pages/a', __publishedBy: 'u-editor', locales: { en: { title: 'A', slug: 'a' } } })
+    expect(doc.__publishedAt).toMatch(STAMP_TIME)
+    expect(doc.__dirtyLocales).toBeUndefined()
+    const revs = listRevisions(ctx.db, TEAM, 'pages/a', 0, 10)
+    expect(revs).toHaveLength(1)
+    const { '@metadata': meta, ...live } = await read('pages/a')
+    expect(revs[0]!.body).toEqual(live)
+    expect(revs[0]!.stamped).toBe(true)
+    expect(revs[0]!.changeVector).toBe(meta['@change-vector'])
+    // A published draft with nothing left unpublished is gone.
+    expect((await ctx.call('GET', `${base}?id=pages/a/draft`)).status).toBe(404)
+  })
+
+  test('every publish leaves one more version, newest first', async () => {
+    for (const title of ['v2', 'v3']) {
+      await ctx.call('POST', base, { body: { id: 'pages/a/draft', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title, slug: 'a' } } } })
+      await publish({ ids: ['pages/a'] })
+    }
+    expect(countRevisions(ctx.db, TEAM, 'pages/a')).toBe(3)
+    const list = await ctx.call('GET', `/content/versions/${TEAM}?id=pages/a`)
+    expect(list.body.rows.map((r: { publishedBy: string }) => r.publishedBy)).toEqual(['u-editor', 'u-editor', 'u-editor'])
+    const newest = await ctx.call('GET', `/content/version/${TEAM}?id=pages/a&version=${list.body.rows[0].version}`)
+    expect(newest.body.locales.en.title).toBe('v3')
+    const oldest = await ctx.call('GET', `/content/version/${TEAM}?id=pages/a&version=${list.body.rows[2].version}`)
+    expect(oldest.body.locales.en.title).toBe('A')
+  })
+
+  test('publishing a canonical without a draft stamps it as it is', async () => {
+    await ctx.call('POST', base, { body: { id: 'pages/nodraft', contentType: 'page', locales: { en: { title: 'N', slug: 'n' } } } })
+    const res = await publish({ ids: ['pages/nodraft'] })
+    expect(res.body[0].status).toBe(0)
+    expect(res.body[0].document.locales).toEqual({ en: { title: 'N', slug: 'n' } })
+  })
+
+  test('locales publishes only those locales of the draft; the rest stay dirty in the draft', async () => {
+    await ctx.call('POST', base, { body: { id: 'pages/loc', contentType: 'page', locales: { en: { title: 'E1', slug: 'e' }, de: { title: 'D1', slug: 'd' } } } })
+    await publish({ ids: ['pages/loc'] })
+    await ctx.call('POST', base, { body: { id: 'pages/loc/draft', contentType: 'page', locales: { en: { title: 'E2', slug: 'e' }, de: { title: 'D2', slug: 'd' }, fr: { title: 'F2', slug: 'f' } } } })
+    const res = await publish({ ids: ['pages/loc'], locales: ['de', 'fr'] })
+    expect(res.body[0].document.locales).toEqual({ en: { title: 'E1', slug: 'e' }, de: { title: 'D2', slug: 'd' }, fr: { title: 'F2', slug: 'f' } })
+    const draft = await read('pages/loc/draft')
+    expect(draft.__dirtyLocales).toEqual(['en'])
+    const versions = await ctx.call('GET', `/content/versions/${TEAM}?id=pages/loc`)
+    expect(versions.body.rows[0].locales).toEqual(['en', 'de', 'fr'])
+  })
+
+  test('refusals are batch items with status 1 and a reason; the others still publish', async () => {
+    await ctx.call('POST', base, { body: { id: 'pages/ok', contentType: 'page' } })
+    const res = await publish({ ids: ['pages/ok', 'pages/missing', 'pages/ok/draft'] })
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual([
+      { id: 'pages/ok', status: 0, document: expect.objectContaining({ id: 'pages/ok' }) },
+      { id: 'pages/missing', status: 1, reason: 'Document not found.' },
+      { id: 'pages/ok/draft', status: 1, reason: 'Expected a canonical document id, not a sibling id.' },
+    ])
+    expect(countRevisions(ctx.db, TEAM, 'pages/missing')).toBe(0)
+  })
+
+  test('an unknown locale is refused per item and publishes nothing', async () => {
+    const before = countRevisions(ctx.db, TEAM, 'pages/ok')
+    const res = await publish({ ids: ['pages/ok'], locales: ['xx'] })
+    expect(res.body).toEqual([{ id: 'pages/ok', status: 1, reason: 'Unknown locale(s): xx.' }])
+    expect(countRevisions(ctx.db, TEAM, 'pages/ok')).toBe(before)
+  })
+
+  test('a malformed body is 400 with the object shape', async () => {
+    for (const body of [{}, { ids: [] }, { ids: 'pages/ok' }, { ids: ['a'], locales: [] }, '{']) {
+      const res = await publish(body)
+      expect(res.status).toBe(400)
+      expect(res.body).toEqual({ error: expect.stringMatching(/^(invalid_body|malformed_json)$/), message: expect.any(String) })
+    }
+  })
+
+  test('the publish metric counts ok outcomes', async () => {
+    const text = await (await ctx.call('GET', '/metrics', { token: null })).text
+    expect(text).toContain('service_api_publish_revisions{outcome="ok"}')
+    const ok = Number(/service_api_publish_revisions\{outcome="ok"\} (\d+)/.exec(text)![1])
+    await publish({ ids: ['pages/ok'] })
+    const after = (await ctx.call('GET', '/metrics', { token: null })).text
+    expect(Number(/service_api_publish_revisions\{outcome="ok"\} (\d+)/.exec(after)![1])).toBe(ok + 1)
+  })
+})
