@@ -21,8 +21,9 @@ export type Conn = Db | Tx
 export function openDb(path: string, opts: { migrate?: boolean } = {}): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const sqlite = new Database(path, { create: true, strict: true })
-  sqlite.exec('PRAGMA journal_mode = WAL')
+  // busy_timeout first: switching a new file to WAL takes a lock another process may hold.
   sqlite.exec('PRAGMA busy_timeout = 10000')
+  sqlite.exec('PRAGMA journal_mode = WAL')
   sqlite.exec('PRAGMA foreign_keys = ON')
   sqlite.exec('PRAGMA synchronous = NORMAL')
   const db = drizzle({ client: sqlite, schema }) as Db

@@ -1,0 +1,56 @@
+import { afterAll, expect, test } from 'bun:test'
+import { rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { openDb } from '../../db/client'
+import { countRevisions, listRevisions } from '../../db/store'
+import { makeTestDir, testSeed } from '../helpers'
+
+const dir = makeTestDir('seed-test-')
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const root = join(import.meta.dir, '../..')
+
+function runSeed(file: string, databasePath: string) {
+  const proc = Bun.spawnSync(['bun', 'run', 'cli', 'seed', file], { cwd: root, env: { ...process.env, DATABASE_PATH: databasePath } })
+  return { code: proc.exitCode, out: proc.stdout.toString(), err: proc.stderr.toString() }
+}
+
+test('bun run cli seed is idempotent and publishes as user cli with one version per document', () => {
+  const file = join(dir, 'seed.json')
+  const seed = testSeed()
+  seed.teams[0]!.documents.push({ id: 'pages/draft-only', contentType: 'page', published: false, fields: { parent: null }, locales: { en: { title: 'D', slug: 'd' } } } as never)
+  writeFileSync(file, JSON.stringify(seed))
+  const path = join(dir, 'content.db')
+
+  const first = runSeed(file, path)
+  expect(first.code).toBe(0)
+  expect(JSON.parse(first.out)).toMatchObject({ ok: true, teams: 2, documents: 2, published: 1 })
+  const second = runSeed(file, path)
+  expect(second.code).toBe(0)
+  expect(JSON.parse(second.out)).toMatchObject({ ok: true, documents: 0, published: 0 })
+
+  const db = openDb(path)
+  try {
+    expect(countRevisions(db, 'acme', 'pages/home')).toBe(1)
+    expect(countRevisions(db, 'acme', 'pages/draft-only')).toBe(0)
+    const [rev] = listRevisions(db, 'acme', 'pages/home', 0, 1)
+    expect(rev!.body).toMatchObject({ __publishedBy: 'cli', __publishedAt: expect.stringMatching(/\.\d{7}Z$/) })
+  } finally {
+    db.$client.close()
+  }
+
+  // A changed published document is published again: one more version, still by cli.
+  seed.teams[0]!.documents[0]!.locales = { en: { title: 'Home 2', slug: '' } }
+  writeFileSync(file, JSON.stringify(seed))
+  expect(JSON.parse(runSeed(file, path).out)).toMatchObject({ documents: 1, published: 1 })
+  const again = openDb(path)
+  expect(countRevisions(again, 'acme', 'pages/home')).toBe(2)
+  again.$client.close()
+})
+
+test('an invalid seed file fails with a message and exit code 1', () => {
+  const file = join(dir, 'bad.json')
+  writeFileSync(file, JSON.stringify({ teams: [{ id: 'x' }] }))
+  const res = runSeed(file, join(dir, 'bad.db'))
+  expect(res.code).toBe(1)
+  expect(res.err).toContain('Invalid seed file')
+})

@@ -1,0 +1,44 @@
+import { afterAll, expect, test } from 'bun:test'
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { makeTestDir, waitFor } from '../helpers'
+
+const dir = makeTestDir('start-test-')
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+test('bun start creates and seeds the database, serves the api, runs the dispatcher, and stops both on SIGTERM', async () => {
+  const port = 20000 + Math.floor(Math.random() * 20000)
+  const databasePath = join(dir, 'data', 'content.db')
+  const proc = Bun.spawn(['bun', 'start'], {
+    cwd: join(import.meta.dir, '../..'),
+    env: { ...process.env, PORT: String(port), DATABASE_PATH: databasePath, LOG_LEVEL: 'info' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  let output = ''
+  const reader = (async () => {
+    for await (const chunk of proc.stdout) output += new TextDecoder().decode(chunk)
+  })()
+  try {
+    const health = await waitFor(async () => {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/health`)
+        return res.ok ? res.json() : null
+      } catch {
+        return null
+      }
+    }, 20_000, 'api health')
+    expect(health).toEqual({ status: 'ok' })
+    expect(existsSync(databasePath)).toBe(true)
+    const versions = await fetch(`http://127.0.0.1:${port}/content/versions/acme?id=pages/about`, { headers: { authorization: 'Bearer tok-editor' } })
+    expect(versions.status).toBe(200)
+    expect((await versions.json()).rows[0].publishedBy).toBe('cli')
+    await waitFor(() => output.includes('"component":"dispatcher"'), 10_000, 'dispatcher log line')
+  } finally {
+    proc.kill('SIGTERM')
+  }
+  expect(await proc.exited).toBe(0)
+  await reader
+  expect(output).toContain('api stopping')
+  expect(output).toContain('dispatcher stopping')
+}, 40_000)
