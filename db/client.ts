@@ -26,7 +26,18 @@ export function openDb(path: string, opts: { migrate?: boolean } = {}): Db {
   sqlite.exec('PRAGMA journal_mode = WAL')
   sqlite.exec('PRAGMA foreign_keys = ON')
   sqlite.exec('PRAGMA synchronous = NORMAL')
+  // Writers should not pay for copying the WAL back: the dispatcher checkpoints in the
+  // background (see checkpoint()); this larger automatic threshold is only a safety net.
+  sqlite.exec('PRAGMA wal_autocheckpoint = 10000')
   const db = drizzle({ client: sqlite, schema }) as Db
   if (opts.migrate !== false) migrateGuarded(db, path)
   return db
+}
+
+/**
+ * A PASSIVE checkpoint: copies what it can from the WAL into the database without blocking
+ * readers or writers. The dispatcher runs it between passes so api writes stay cheap.
+ */
+export function checkpoint(db: Db): void {
+  db.$client.exec('PRAGMA wal_checkpoint(PASSIVE)')
 }

@@ -3,9 +3,10 @@
  * and read and write revisions. Every function takes a connection so callers compose them
  * inside one `db.transaction(...)`.
  */
-import { and, desc, eq, sql, count } from 'drizzle-orm'
+import type { Database } from 'bun:sqlite'
+import { and, desc, eq, count } from 'drizzle-orm'
 import type { Conn } from './client'
-import { documents, meta, revisions, type DocumentRow, type RevisionRow } from './schema'
+import { revisions, type DocumentRow, type RevisionRow } from './schema'
 
 export type DocKind = DocumentRow['kind']
 
@@ -20,39 +21,59 @@ export class ConcurrencyError extends Error {
 export const ACTIVITY_COLLECTION = '@activity'
 
 /**
+ * The hot paths below use bun:sqlite's `query()` (compiled once per connection and cached)
+ * instead of drizzle's builder, which compiles a fresh statement on every call: publish went
+ * from ~1 ms to a fraction of that. Drizzle's database and its transactions share one
+ * session, whose client is the connection the transaction runs on.
+ */
+export function raw(conn: Conn): Database {
+  return (conn as unknown as { session: { client: Database } }).session.client
+}
+
+const nodeIds = new WeakMap<Database, string>()
+
+/**
  * A fresh change vector `A:<etag>-<node>`: the etag is a database-wide counter bumped inside
  * the caller's transaction, the node id is fixed per database file.
  */
 export function nextChangeVector(conn: Conn): string {
-  const row = conn
-    .insert(meta)
-    .values({ key: 'etag', value: '1' })
-    .onConflictDoUpdate({ target: meta.key, set: { value: sql`CAST(${meta.value} AS INTEGER) + 1` } })
-    .returning({ value: meta.value })
-    .get()
-  return `A:${row.value}-${nodeId(conn)}`
+  const client = raw(conn)
+  const row = client
+    .query<{ value: string }, []>(
+      "INSERT INTO meta (key, value) VALUES ('etag', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1 RETURNING value",
+    )
+    .get()!
+  return `A:${row.value}-${nodeId(client)}`
 }
 
-function nodeId(conn: Conn): string {
-  const existing = conn.select({ value: meta.value }).from(meta).where(eq(meta.key, 'node')).get()
-  if (existing) return existing.value
-  const id = crypto.randomUUID().replaceAll('-', '').slice(0, 22)
-  conn.insert(meta).values({ key: 'node', value: id }).onConflictDoNothing().run()
-  return conn.select({ value: meta.value }).from(meta).where(eq(meta.key, 'node')).get()!.value
+function nodeId(client: Database): string {
+  let id = nodeIds.get(client)
+  if (!id) {
+    client.query("INSERT INTO meta (key, value) VALUES ('node', ?) ON CONFLICT(key) DO NOTHING").run(crypto.randomUUID().replaceAll('-', '').slice(0, 22))
+    id = client.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'node'").get()!.value
+    nodeIds.set(client, id)
+  }
+  return id
 }
 
 /** Well-formed change vectors, the only thing a version reference may decode to. */
 export const CHANGE_VECTOR = /^A:\d{1,18}-[A-Za-z0-9]{1,64}$/
 
+interface DocRecord {
+  team_id: string; id: string; canonical_id: string; kind: DocKind; collection: string; body: string
+  change_vector: string; published: number; archived: number; deleted_at: string | null; updated_at: string
+}
+
+const toDocRow = (r: DocRecord): DocumentRow => ({
+  teamId: r.team_id, id: r.id, canonicalId: r.canonical_id, kind: r.kind, collection: r.collection,
+  body: JSON.parse(r.body), changeVector: r.change_vector, published: r.published === 1,
+  archived: r.archived === 1, deletedAt: r.deleted_at, updatedAt: r.updated_at,
+})
+
 /** Loads a document row, soft-deleted or not; `null` when absent. */
 export function loadDoc(conn: Conn, teamId: string, id: string): DocumentRow | null {
-  return (
-    conn
-      .select()
-      .from(documents)
-      .where(and(eq(documents.teamId, teamId), eq(documents.id, id)))
-      .get() ?? null
-  )
+  const r = raw(conn).query<DocRecord, [string, string]>('SELECT * FROM documents WHERE team_id = ? AND id = ?').get(teamId, id)
+  return r ? toDocRow(r) : null
 }
 
 export interface SaveDoc {
@@ -67,18 +88,22 @@ export interface SaveDoc {
   published?: boolean
   archived?: boolean
   deletedAt?: string | null
+  /** The row as the caller already loaded it in this transaction, to save a second read. */
+  current?: DocumentRow | null
 }
 
 /**
+ * `canonical_id` and `kind` follow from the id and never change, so an update leaves them (and
+ * their index) alone: fewer pages to write per commit.
+ *
  * Writes a document if the stored change vector is the one the caller read. Returns the row
  * as written. Throws `ConcurrencyError` (and writes nothing) on a mismatch.
  */
 export function saveDoc(conn: Conn, input: SaveDoc): DocumentRow {
-  const current = loadDoc(conn, input.teamId, input.id)
+  const current = input.current !== undefined ? input.current : loadDoc(conn, input.teamId, input.id)
   if (input.expect !== undefined && (current?.changeVector ?? null) !== input.expect) {
     throw new ConcurrencyError(input.id)
   }
-  const changeVector = nextChangeVector(conn)
   const row: DocumentRow = {
     teamId: input.teamId,
     id: input.id,
@@ -86,17 +111,22 @@ export function saveDoc(conn: Conn, input: SaveDoc): DocumentRow {
     kind: input.kind,
     collection: input.collection,
     body: input.body,
-    changeVector,
+    changeVector: nextChangeVector(conn),
     published: input.published ?? current?.published ?? false,
     archived: input.archived ?? current?.archived ?? false,
     deletedAt: input.deletedAt === undefined ? (current?.deletedAt ?? null) : input.deletedAt,
     updatedAt: new Date().toISOString(),
   }
-  conn
-    .insert(documents)
-    .values(row)
-    .onConflictDoUpdate({ target: [documents.teamId, documents.id], set: { ...row } })
-    .run()
+  raw(conn)
+    .query(
+      `INSERT INTO documents (team_id, id, canonical_id, kind, collection, body, change_vector, published, archived, deleted_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (team_id, id) DO UPDATE SET collection = excluded.collection, body = excluded.body, change_vector = excluded.change_vector,
+         published = excluded.published, archived = excluded.archived, deleted_at = excluded.deleted_at,
+         updated_at = excluded.updated_at`,
+    )
+    .run(row.teamId, row.id, row.canonicalId, row.kind, row.collection, JSON.stringify(row.body), row.changeVector,
+      row.published ? 1 : 0, row.archived ? 1 : 0, row.deletedAt, row.updatedAt)
   return row
 }
 
@@ -105,7 +135,7 @@ export function deleteDoc(conn: Conn, teamId: string, id: string, expect?: strin
   const current = loadDoc(conn, teamId, id)
   if (!current) return false
   if (expect !== undefined && current.changeVector !== expect) throw new ConcurrencyError(id)
-  conn.delete(documents).where(and(eq(documents.teamId, teamId), eq(documents.id, id))).run()
+  raw(conn).query('DELETE FROM documents WHERE team_id = ? AND id = ?').run(teamId, id)
   return true
 }
 
@@ -114,11 +144,13 @@ export function putRevision(
   conn: Conn,
   input: { teamId: string; documentId: string; changeVector: string; body: Record<string, unknown>; stamped: boolean },
 ): RevisionRow {
-  return conn
-    .insert(revisions)
-    .values({ ...input, createdAt: new Date().toISOString() })
-    .returning()
-    .get()
+  const createdAt = new Date().toISOString()
+  const { seq } = raw(conn)
+    .query<{ seq: number }, [string, string, string, string, number, string]>(
+      'INSERT INTO revisions (team_id, document_id, change_vector, body, stamped, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq',
+    )
+    .get(input.teamId, input.documentId, input.changeVector, JSON.stringify(input.body), input.stamped ? 1 : 0, createdAt)!
+  return { seq, ...input, createdAt }
 }
 
 /** Raw revisions of a document, newest first, from raw offset `start`. */

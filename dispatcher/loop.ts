@@ -1,7 +1,7 @@
 /**
  * The dispatcher loop: a `runOnce(now)` that tests drive, and `start()` / `stop()` around it.
  */
-import type { Db } from '../db/client'
+import { checkpoint, type Db } from '../db/client'
 import type { Logger } from '../api/log'
 import type { Metrics } from '../api/metrics'
 import { runDueSchedules } from '../api/publish/scheduled'
@@ -22,6 +22,7 @@ export function createDispatcher(deps: DispatcherDeps) {
 
   /** One pass: due scheduled publishes. */
   async function runOnce(at = now()) {
+    checkpoint(deps.db)
     for (const item of runDueSchedules(deps.db, deps.metrics, at)) {
       deps.log.info({ documentId: item.id, status: item.status, reason: item.reason }, 'scheduled publish')
     }

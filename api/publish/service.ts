@@ -12,7 +12,8 @@ import { deleteDoc, loadDoc, putRevision, saveDoc } from '../../db/store'
 import { asDocument, dirtyLocales, roundTripTimestamp, stripStamp } from '../content/document'
 import { draftId, parseId, scheduledId } from '../content/ids'
 import type { BatchItem, Document } from '../content/model'
-import { present, loadLive } from '../content/service'
+import { present } from '../content/service'
+import type { DocumentRow } from '../../db/schema'
 import type { Metrics } from '../metrics'
 import { getContentType, getTeam } from '../teams/service'
 import { recordPublished } from '../webhooks/events'
@@ -52,7 +53,8 @@ function publishInTx(tx: Tx, input: PublishInput) {
   const parsed = parseId(id)
   if (parsed.kind !== 'canonical') throw new PublishRefusal('Expected a canonical document id, not a sibling id.')
   const team = getTeam(tx, teamId)!
-  const canonical = loadLive(tx, teamId, id)
+  const stored = loadDoc(tx, teamId, id)
+  const canonical = stored && !stored.deletedAt ? stored : null
   const sourceRow = input.source === 'worker' ? loadDoc(tx, teamId, scheduledId(id)) : loadDoc(tx, teamId, draftId(id))
   const source = sourceRow ?? canonical
   if (!source) throw new PublishRefusal('Document not found.')
@@ -69,14 +71,14 @@ function publishInTx(tx: Tx, input: PublishInput) {
 
   const saved = saveDoc(tx, {
     teamId, id, canonicalId: id, kind: 'canonical', collection: type.collection,
-    body, published: true, archived: false, deletedAt: null,
+    body, published: true, archived: false, deletedAt: null, current: stored,
   })
   putRevision(tx, { teamId, documentId: id, changeVector: saved.changeVector, body: saved.body, stamped: true })
 
   if (input.source === 'worker') {
     deleteDoc(tx, teamId, scheduledId(id))
   }
-  settleDraft(tx, teamId, id, body)
+  settleDraft(tx, input.source === 'worker' ? loadDoc(tx, teamId, draftId(id)) : sourceRow, body)
   recordPublished(tx, { teamId, before: canonical, after: saved, userId: input.actorUserId, locales: input.locales ?? Object.keys(locales) })
   return { document: present(saved) }
 }
@@ -92,16 +94,15 @@ function mergeLocales(live: Document['locales'], draft: Document['locales'], sel
 }
 
 /** After a publish the draft keeps only what is still unpublished; a draft equal to the live document goes away. */
-function settleDraft(tx: Tx, teamId: string, id: string, live: Document) {
-  const draft = loadDoc(tx, teamId, draftId(id))
+function settleDraft(tx: Tx, draft: DocumentRow | null, live: Document) {
   if (!draft) return
   const body = asDocument(draft.body)
   const dirty = dirtyLocales(body, live)
   const sameFields = JSON.stringify(body.fields) === JSON.stringify(live.fields)
   const sameLocales = Object.keys(body.locales).length === Object.keys(live.locales).length
   if (dirty.length === 0 && sameFields && sameLocales) {
-    deleteDoc(tx, teamId, draft.id)
+    deleteDoc(tx, draft.teamId, draft.id)
   } else {
-    saveDoc(tx, { ...draft, body: { ...body, __dirtyLocales: dirty } })
+    saveDoc(tx, { ...draft, body: { ...body, __dirtyLocales: dirty }, current: draft })
   }
 }

@@ -1,21 +1,36 @@
-import { and, eq } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import type { Conn } from '../../db/client'
-import { contentTypes, teams, type TeamRow } from '../../db/schema'
+import { contentTypes, type TeamRow } from '../../db/schema'
+import { raw } from '../../db/store'
 
 export type ContentTypeRow = typeof contentTypes.$inferSelect
 
+// Read on every write and publish: cached bun:sqlite statements (see db/store.ts).
 export function getTeam(conn: Conn, teamId: string): TeamRow | null {
-  return conn.select().from(teams).where(eq(teams.id, teamId)).get() ?? null
+  const r = raw(conn)
+    .query<Record<string, string | number | null>, [string]>('SELECT * FROM teams WHERE id = ?')
+    .get(teamId)
+  if (!r) return null
+  return {
+    id: r.id as string,
+    workspaceId: r.workspace_id as string,
+    locales: JSON.parse(r.locales as string),
+    defaultLocale: r.default_locale as string,
+    fallbacks: JSON.parse((r.fallbacks as string) ?? '{}'),
+    contentIndex: r.content_index == null ? null : JSON.parse(r.content_index as string),
+    indexGeneration: r.index_generation as number,
+    indexedGeneration: r.indexed_generation as number,
+    createdAt: r.created_at as string,
+  }
 }
 
 export function getContentType(conn: Conn, teamId: string, name: string): ContentTypeRow | null {
-  return (
-    conn
-      .select()
-      .from(contentTypes)
-      .where(and(eq(contentTypes.teamId, teamId), eq(contentTypes.name, name)))
-      .get() ?? null
-  )
+  const r = raw(conn)
+    .query<{ team_id: string; name: string; collection: string; urls: number; definition: string }, [string, string]>(
+      'SELECT * FROM content_types WHERE team_id = ? AND name = ?',
+    )
+    .get(teamId, name)
+  return r ? { teamId: r.team_id, name: r.name, collection: r.collection, urls: r.urls === 1, definition: JSON.parse(r.definition) } : null
 }
 
 export function listContentTypes(conn: Conn, teamId: string): ContentTypeRow[] {

@@ -16,8 +16,8 @@ function runSeed(file: string, databasePath: string) {
 
 test('bun run cli seed is idempotent and publishes as user cli with one version per document', () => {
   const file = join(dir, 'seed.json')
-  const seed = testSeed()
-  seed.teams[0]!.documents.push({ id: 'pages/draft-only', contentType: 'page', published: false, fields: { parent: null }, locales: { en: { title: 'D', slug: 'd' } } } as never)
+  const seed = testSeed() as { teams: { documents?: { locales?: unknown }[] }[] }
+  seed.teams[0]!.documents!.push({ id: 'pages/draft-only', contentType: 'page', published: false, fields: { parent: null }, locales: { en: { title: 'D', slug: 'd' } } } as never)
   writeFileSync(file, JSON.stringify(seed))
   const path = join(dir, 'content.db')
 
@@ -39,7 +39,7 @@ test('bun run cli seed is idempotent and publishes as user cli with one version 
   }
 
   // A changed published document is published again: one more version, still by cli.
-  seed.teams[0]!.documents[0]!.locales = { en: { title: 'Home 2', slug: '' } }
+  seed.teams[0]!.documents![0]!.locales = { en: { title: 'Home 2', slug: '' } }
   writeFileSync(file, JSON.stringify(seed))
   expect(JSON.parse(runSeed(file, path).out)).toMatchObject({ documents: 1, published: 1 })
   const again = openDb(path)

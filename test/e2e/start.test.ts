@@ -32,7 +32,7 @@ test('bun start creates and seeds the database, serves the api, runs the dispatc
     expect(existsSync(databasePath)).toBe(true)
     const versions = await fetch(`http://127.0.0.1:${port}/content/versions/acme?id=pages/about`, { headers: { authorization: 'Bearer tok-editor' } })
     expect(versions.status).toBe(200)
-    expect((await versions.json()).rows[0].publishedBy).toBe('cli')
+    expect(((await versions.json()) as { rows: { publishedBy: string }[] }).rows[0]!.publishedBy).toBe('cli')
     await waitFor(() => output.includes('"component":"dispatcher"'), 10_000, 'dispatcher log line')
   } finally {
     proc.kill('SIGTERM')

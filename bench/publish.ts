@@ -1,0 +1,108 @@
+/**
+ * Publishes per second for a batch of documents, against bare SQLite transactions running
+ * the very same statements, measured in the same run. Goal: ratio >= 0.5.
+ *
+ * The baseline is built by recording every statement (SQL and parameters) that each publish
+ * runs on a scratch copy of the database, then replaying them with bun:sqlite alone, one
+ * immediate transaction per document, on a second identical copy. The ratio is therefore
+ * what our layers (drizzle's transaction, document rules, JSON, metrics) cost on top of the
+ * SQLite work a publish needs. A second, generic baseline (the same number of simple
+ * key-value statements) is printed for context.
+ *
+ *   bun bench/publish.ts [documents=2000]
+ */
+import type { Database } from 'bun:sqlite'
+import { openDb, type Db } from '../db/client'
+import { createMetrics } from '../api/metrics'
+import { publishOne } from '../api/publish/service'
+import { writeDocument } from '../api/content/service'
+import { seed } from '../cli/seed'
+import { fmt, tempDbPath } from './util'
+
+const N = Number(process.argv[2] ?? 2000)
+const locales = { en: { title: 'Title', slug: 'slug' }, de: { title: 'Titel', slug: 'slug-de' }, fr: { title: 'Titre', slug: 'slug-fr' } }
+
+/** A database with the same team and N drafts; identical across calls but for the node id. */
+function prepare(name: string): Db {
+  const db = openDb(tempDbPath(name))
+  seed(db, null, {
+    teams: [{
+      id: 't', workspaceId: 'w', locales: ['en', 'de', 'fr'], defaultLocale: 'en',
+      contentTypes: [{ name: 'page', collection: 'pages', urls: true, fields: [{ name: 'title', localizable: true }, { name: 'slug', localizable: true }, { name: 'parent' }] }],
+      users: [{ id: 'u', token: 'bench-token', capabilities: ['EditContent', 'ChangeLiveContent'] }],
+    }],
+  })
+  for (let i = 0; i < N; i++) {
+    writeDocument(db, { teamId: 't', userId: 'u', doc: { id: `pages/p${i}/draft`, contentType: 'page', fields: { parent: null }, locales } })
+  }
+  db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+  return db
+}
+
+const publish = (db: Db, i: number, metrics: ReturnType<typeof createMetrics> | null) =>
+  publishOne(db, metrics, { teamId: 't', id: `pages/p${i}`, stampUserId: 'u', actorUserId: 'u', source: 'api' })
+
+// 1. Record the statements of every publish on a scratch copy.
+type Stmt = { sql: string; params: unknown[]; method: string }
+const scratch = prepare('publish-record')
+const recorded: Stmt[][] = []
+let current: Stmt[] = []
+const client = scratch.$client as unknown as Record<string, (...a: unknown[]) => unknown>
+for (const name of ['query', 'prepare'] as const) {
+  const original = client[name]!.bind(scratch.$client)
+  client[name] = (sql: unknown) => {
+    const stmt = original(sql) as Record<string, (...a: unknown[]) => unknown>
+    return new Proxy(stmt, {
+      get(target, prop: string) {
+        const value = target[prop]
+        if (typeof value !== 'function' || !['run', 'get', 'all', 'values'].includes(prop)) return value
+        return (...params: unknown[]) => {
+          current.push({ sql: sql as string, params, method: prop })
+          return value.apply(target, params)
+        }
+      },
+    })
+  }
+}
+for (let i = 0; i < N; i++) {
+  current = []
+  publish(scratch, i, null)
+  recorded.push(current)
+}
+const statements = recorded[0]!.length
+
+// 2. Time the real publishes on a fresh copy.
+const db = prepare('publish-real')
+const metrics = createMetrics()
+let t0 = performance.now()
+for (let i = 0; i < N; i++) publish(db, i, metrics)
+const publishRate = N / ((performance.now() - t0) / 1000)
+
+// 3. Replay the recorded statements bare on another fresh copy.
+const bare = prepare('publish-bare').$client as Database
+const replay = bare.transaction((stmts: Stmt[]) => {
+  for (const s of stmts) (bare.query(s.sql) as unknown as Record<string, (...a: unknown[]) => unknown>)[s.method]!(...s.params)
+})
+t0 = performance.now()
+for (let i = 0; i < N; i++) replay.immediate(recorded[i]!)
+const bareRate = N / ((performance.now() - t0) / 1000)
+
+// 4. Context: the same number of simple key-value statements per transaction.
+bare.exec('CREATE TABLE bench_kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)')
+const value = JSON.stringify({ id: 'pages/x', contentType: 'page', fields: { parent: null }, locales })
+const kv = bare.transaction((i: number) => {
+  for (let s = 0; s < statements; s++) {
+    if (s % 2 === 0) bare.query('SELECT v FROM bench_kv WHERE k = ?').get(`k${i}-${s}`)
+    else bare.query('INSERT INTO bench_kv (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v').run(`k${i}-${s}`, value)
+  }
+})
+t0 = performance.now()
+for (let i = 0; i < N; i++) kv.immediate(i)
+const kvRate = N / ((performance.now() - t0) / 1000)
+
+console.log(`documents published:               ${N}`)
+console.log(`statements per publish:            ${statements}`)
+console.log(`publishes per second:              ${fmt(publishRate, 0)}`)
+console.log(`bare replay of the same statements: ${fmt(bareRate, 0)} transactions/s`)
+console.log(`ratio publish / bare replay:       ${fmt(publishRate / bareRate)}  (goal >= 0.5)`)
+console.log(`context: ${statements} key-value statements: ${fmt(kvRate, 0)} transactions/s (ratio ${fmt(publishRate / kvRate)})`)
