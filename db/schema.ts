@@ -84,6 +84,12 @@ export const revisions = sqliteTable(
     seq: integer('seq').primaryKey({ autoIncrement: true }),
     teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
     documentId: text('document_id').notNull(),
+    /**
+     * 1, 2, 3, ... per document in write order. Revisions are only ever removed all at once
+     * per document, so ordinals stay dense and a raw offset maps to one ordinal: deep
+     * version pages cost an index seek, not an index walk.
+     */
+    ordinal: integer('ordinal').notNull(),
     changeVector: text('change_vector').notNull(),
     body: text('body', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
     stamped: integer('stamped', { mode: 'boolean' }).notNull(),
@@ -91,7 +97,7 @@ export const revisions = sqliteTable(
   },
   (t) => [
     uniqueIndex('revisions_cv').on(t.teamId, t.changeVector),
-    index('revisions_doc_seq').on(t.teamId, t.documentId, t.seq),
+    uniqueIndex('revisions_doc_ordinal').on(t.teamId, t.documentId, t.ordinal),
   ],
 )
 

@@ -4,7 +4,7 @@
  * inside one `db.transaction(...)`.
  */
 import type { Database } from 'bun:sqlite'
-import { and, desc, eq, count } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { Conn } from './client'
 import { revisions, type DocumentRow, type RevisionRow } from './schema'
 
@@ -145,32 +145,46 @@ export function putRevision(
   input: { teamId: string; documentId: string; changeVector: string; body: Record<string, unknown>; stamped: boolean },
 ): RevisionRow {
   const createdAt = new Date().toISOString()
-  const { seq } = raw(conn)
-    .query<{ seq: number }, [string, string, string, string, number, string]>(
-      'INSERT INTO revisions (team_id, document_id, change_vector, body, stamped, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq',
+  const { seq, ordinal } = raw(conn)
+    .query<{ seq: number; ordinal: number }, [string, string, string, string, number, string]>(
+      `INSERT INTO revisions (team_id, document_id, ordinal, change_vector, body, stamped, created_at)
+       VALUES (?1, ?2, (SELECT coalesce(max(ordinal), 0) + 1 FROM revisions WHERE team_id = ?1 AND document_id = ?2), ?3, ?4, ?5, ?6)
+       RETURNING seq, ordinal`,
     )
     .get(input.teamId, input.documentId, input.changeVector, JSON.stringify(input.body), input.stamped ? 1 : 0, createdAt)!
-  return { seq, ...input, createdAt }
+  return { seq, ordinal, ...input, createdAt }
 }
 
-/** Raw revisions of a document, newest first, from raw offset `start`. */
+interface RevisionRecord {
+  seq: number; ordinal: number; team_id: string; document_id: string; change_vector: string; body: string; stamped: number; created_at: string
+}
+
+const toRevisionRow = (r: RevisionRecord): RevisionRow => ({
+  seq: r.seq, ordinal: r.ordinal, teamId: r.team_id, documentId: r.document_id, changeVector: r.change_vector,
+  body: JSON.parse(r.body), stamped: r.stamped === 1, createdAt: r.created_at,
+})
+
+/** Raw revisions of a document, newest first: `limit` of them from raw offset `start`. */
 export function listRevisions(conn: Conn, teamId: string, documentId: string, start: number, limit: number): RevisionRow[] {
-  return conn
-    .select()
-    .from(revisions)
-    .where(and(eq(revisions.teamId, teamId), eq(revisions.documentId, documentId)))
-    .orderBy(desc(revisions.seq))
-    .limit(limit)
-    .offset(start)
-    .all()
+  const ordinal = countRevisions(conn, teamId, documentId) - start
+  return ordinal > 0 ? revisionsFrom(conn, teamId, documentId, ordinal, limit) : []
 }
 
+/** Up to `limit` revisions of a document with `ordinal <= fromOrdinal`, newest first. */
+export function revisionsFrom(conn: Conn, teamId: string, documentId: string, fromOrdinal: number, limit: number): RevisionRow[] {
+  return raw(conn)
+    .query<RevisionRecord, [string, string, number, number]>(
+      'SELECT * FROM revisions WHERE team_id = ? AND document_id = ? AND ordinal <= ? ORDER BY ordinal DESC LIMIT ?',
+    )
+    .all(teamId, documentId, fromOrdinal, limit)
+    .map(toRevisionRow)
+}
+
+/** How many revisions a document has: its highest ordinal, one index seek. */
 export function countRevisions(conn: Conn, teamId: string, documentId: string): number {
-  return conn
-    .select({ n: count() })
-    .from(revisions)
-    .where(and(eq(revisions.teamId, teamId), eq(revisions.documentId, documentId)))
-    .get()!.n
+  return raw(conn)
+    .query<{ n: number | null }, [string, string]>('SELECT max(ordinal) AS n FROM revisions WHERE team_id = ? AND document_id = ?')
+    .get(teamId, documentId)!.n ?? 0
 }
 
 /** The revision stored under a change vector, whatever document it belongs to. */

@@ -44,9 +44,15 @@ export function saveActivity(conn: Conn, teamId: string, canonicalId: string, do
   })
 }
 
-/** Appends entries to the activity document of `canonicalId`. */
+/**
+ * The activity document keeps the newest entries only: it is rewritten on every edit, so an
+ * unbounded log would make every save slower than the last.
+ */
+export const MAX_ACTIVITY_ENTRIES = 500
+
+/** Appends entries to the activity document of `canonicalId`, keeping the newest `MAX_ACTIVITY_ENTRIES`. */
 export function appendActivity(conn: Conn, teamId: string, canonicalId: string, entries: ActivityEntry[]) {
   if (entries.length === 0) return
-  const { doc } = loadActivity(conn, teamId, canonicalId)
-  saveActivity(conn, teamId, canonicalId, { ...doc, entries: [...doc.entries, ...entries] })
+  const { row, doc } = loadActivity(conn, teamId, canonicalId)
+  saveActivity(conn, teamId, canonicalId, { ...doc, entries: [...doc.entries, ...entries].slice(-MAX_ACTIVITY_ENTRIES) }, row?.changeVector ?? null)
 }

@@ -3,7 +3,7 @@
  */
 import type { Db } from '../../db/client'
 import type { RevisionRow } from '../../db/schema'
-import { CHANGE_VECTOR, countRevisions, listRevisions, revisionByChangeVector } from '../../db/store'
+import { CHANGE_VECTOR, listRevisions, revisionByChangeVector, revisionsFrom } from '../../db/store'
 import { asDocument } from '../content/document'
 import { parseId } from '../content/ids'
 import { loadLive } from '../content/service'
@@ -72,21 +72,26 @@ export function parsePaging(start: string | undefined, pageSize: string | undefi
 /**
  * One page of Published Versions, newest first. Raw revisions are read from `start` until
  * `pageSize` stamped ones are found or the revisions run out; `nextStart` is the raw offset
- * consumed, so unstamped revisions skipped on the way are never read again.
+ * consumed, so unstamped revisions skipped on the way are never read again, and `hasMore`
+ * says whether any revision lies beyond it.
  */
 export function listVersions(db: Db, teamId: string, id: string, start: number, pageSize: number) {
   const rows: VersionRow[] = []
   let offset = start
-  while (rows.length < pageSize) {
-    const need = pageSize - rows.length
-    const chunk = listRevisions(db, teamId, id, offset, need)
+  let chunk = listRevisions(db, teamId, id, start, pageSize)
+  let last: number | null = null
+  while (chunk.length > 0) {
     for (const rev of chunk) {
+      if (rows.length === pageSize) break
       offset++
+      last = rev.ordinal
       if (rev.stamped) rows.push(toVersionRow(rev))
     }
-    if (chunk.length < need) break
+    if (rows.length === pageSize || last === null) break
+    chunk = revisionsFrom(db, teamId, id, last - 1, pageSize - rows.length)
   }
-  const hasMore = countRevisions(db, teamId, id) > offset
+  // Ordinals are dense from 1: anything below the last one read lies beyond this page.
+  const hasMore = last !== null && last > 1
   return { rows, hasMore, nextStart: offset }
 }
 

@@ -78,6 +78,7 @@ CREATE TABLE `revisions` (
 	`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`team_id` text NOT NULL,
 	`document_id` text NOT NULL,
+	`ordinal` integer NOT NULL,
 	`change_vector` text NOT NULL,
 	`body` text NOT NULL,
 	`stamped` integer NOT NULL,
@@ -86,7 +87,7 @@ CREATE TABLE `revisions` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `revisions_cv` ON `revisions` (`team_id`,`change_vector`);--> statement-breakpoint
-CREATE INDEX `revisions_doc_seq` ON `revisions` (`team_id`,`document_id`,`seq`);--> statement-breakpoint
+CREATE UNIQUE INDEX `revisions_doc_ordinal` ON `revisions` (`team_id`,`document_id`,`ordinal`);--> statement-breakpoint
 CREATE TABLE `schedules` (
 	`team_id` text NOT NULL,
 	`document_id` text NOT NULL,
