@@ -213,3 +213,29 @@ describe('lifecycle', () => {
     expect(res.body).toEqual([{ id: 'pages/dd', status: 0 }, { id: 'pages/dd', status: 1, reason: 'There is no draft to discard.' }])
   })
 })
+
+describe('concurrent writers', () => {
+  test('parallel conditional writes on one change vector: exactly one lands, the rest get 409', async () => {
+    const first = await ctx.call('POST', base, { body: page('pages/race') })
+    const cv = first.body['@metadata']['@change-vector']
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        ctx.call('POST', base, { body: page('pages/race', { en: { title: `w${i}`, slug: 's' } }), headers: { 'if-match': `"${cv}"` } }),
+      ),
+    )
+    const winners = results.filter((r) => r.status === 200)
+    expect(winners).toHaveLength(1)
+    expect(results.filter((r) => r.status === 409)).toHaveLength(11)
+    expect((await read('pages/race')).locales.en.title).toBe(winners[0]!.body.locales.en.title)
+  })
+
+  test('the activity document keeps the newest 500 entries', async () => {
+    await ctx.call('POST', base, { body: page('pages/busy') })
+    for (let i = 0; i < 260; i++) {
+      await ctx.call('POST', base, { body: page('pages/busy/draft', { en: { title: `e${i}`, slug: 's' }, de: { title: `d${i}`, slug: 's' } }) })
+    }
+    const entries = (await read('pages/busy/activity')).entries
+    expect(entries).toHaveLength(500)
+    expect(entries.slice(-2).map((e: { kind: string; locale: string }) => `${e.kind}:${e.locale}`)).toEqual(['EDIT:de', 'EDIT:en'])
+  })
+})
