@@ -112,7 +112,7 @@ export function schedulePublish(db: Db, input: { teamId: string; userId: string;
       const { teamId, id } = input
       const source = loadDoc(tx, teamId, draftId(id)) ?? loadLive(tx, teamId, id)
       if (!source) throw notFound('Document not found.')
-      const { __dirtyLocales, ...body } = stripStamp(source.body)
+      const body = stripStamp(source.body)
       const row = saveDoc(tx, {
         teamId, id: scheduledId(id), canonicalId: id, kind: 'scheduled', collection: source.collection,
         body: { ...body, id: scheduledId(id) },

@@ -82,7 +82,7 @@ export function writeDocument(
           kind,
           collection: type.collection,
           body: stored,
-          expect: current?.changeVector ?? null,
+          current,
           deletedAt: kind === 'canonical' ? null : undefined,
         })
         appendActivity(tx, teamId, canonicalId, editEntries(before && asDocument(before.body), asDocument(body), userId))
