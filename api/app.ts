@@ -10,6 +10,9 @@ import { contentRoutes } from './content'
 import { versionRoutes } from './versions'
 import { publishRoutes } from './publish'
 import { opsRoutes } from './ops'
+import { restoreRoutes } from './restore'
+import { snapshotRoutes } from './snapshots'
+import { historyRoutes } from './history'
 
 const json = (status: number, body: unknown, type = 'application/json') =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': `${type}; charset=utf-8` } })
@@ -65,6 +68,9 @@ export function createApp(deps: AppDeps) {
     .use(contentRoutes(deps))
     .use(versionRoutes(deps))
     .use(publishRoutes(deps))
+    .use(restoreRoutes(deps))
+    .use(snapshotRoutes(deps))
+    .use(historyRoutes(deps))
 }
 
 export type App = ReturnType<typeof createApp>
