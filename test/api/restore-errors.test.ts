@@ -71,6 +71,17 @@ for (const [name, body, code] of objectRows) {
   })
 }
 
+test('400 {error: invalid_body} for a non-object body or a locales value that is not a list of codes', async () => {
+  for (const body of ['[]', '"revision"', '42']) {
+    const res = await raw(body)
+    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: 'The request body must be a JSON object.' } })
+  }
+  for (const locales of ['en', [1], { en: true }]) {
+    const res = await applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales })
+    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: '`locales` must be null or a list of locale codes.' } })
+  }
+})
+
 test('apply-snapshot: missing_snapshot_id and mismatch', async () => {
   expect((await applySnapshot(ctx, { documentId: ID })).body.error).toBe('missing_snapshot_id')
   const id = await snapshot()
