@@ -1,13 +1,13 @@
 /**
  * Restore I/O (spec.md "POST /content/apply-version" and contract.md apply-snapshot): one
  * implementation for both sources. It reads the document, its draft, its activity document
- * and the source; checks; computes the new draft with the pure `mergeRestore`; then writes
- * draft and activity together in one immediate transaction, each conditional on the change
- * vector read (rule 5). The canonical is never written and no revision is made (rule 6).
+ * and the source in one read transaction; checks; computes the new draft with the pure
+ * `mergeRestore`; then writes draft and activity together in one immediate transaction, each
+ * conditional on the change vector read, and the canonical unchanged since (rule 5). The canonical is never written and no revision is made (rule 6).
  */
-import type { Db } from '../../db/client'
+import type { Conn, Db, Tx } from '../../db/client'
 import type { DocumentRow } from '../../db/schema'
-import { ConcurrencyError, revisionByChangeVector, saveDoc } from '../../db/store'
+import { ConcurrencyError, loadDoc, revisionByChangeVector, saveDoc } from '../../db/store'
 import { loadActivity, saveActivity, type ActivityEntry } from '../content/activity'
 import { asDocument, stripStamp } from '../content/document'
 import { draftId } from '../content/ids'
@@ -37,72 +37,82 @@ interface Source {
 
 /** Restores a Published Version or a snapshot into the draft; answers the one success item. */
 export function restore(db: Db, caller: Caller, cmd: RestoreCommand, opts: RestoreOptions = {}): BatchItem {
-  const { teamId } = caller
   const id = cmd.documentId
-  const team = getTeam(db, teamId)!
   const fail = (status: number, reason: string) => batchFailure(status, id, reason)
-  if (cmd.locales) {
-    const problem = localeListProblem(cmd.locales, team.locales)
-    if (problem) throw fail(400, problem)
-  }
-
-  // Read everything the merge depends on; the change vectors read here guard the write.
-  const canonical = loadLive(db, teamId, id)
-  const draft = loadLive(db, teamId, draftId(id))
-  if ((canonical && canonical.kind !== 'canonical') || (!canonical && !draft)) throw fail(404, 'Document not found.')
-  // Authentication rule 2: touching the draft of a live document needs ChangeLiveContent.
-  if (canonical?.published && !caller.capabilities.has('ChangeLiveContent')) {
-    throw fail(403, 'Restoring into the draft of a published document requires the ChangeLiveContent capability.')
-  }
-  const source = readSource(db, teamId, cmd, opts.now ?? new Date(), fail)
-  const activity = loadActivity(db, teamId, id)
+  const now = opts.now ?? new Date()
+  const locales = cmd.locales && [...new Set(cmd.locales)]
+  // One read transaction: WAL gives every read below the same consistent state.
+  const state = db.transaction((tx) => readState(tx, caller, cmd, now, fail), { behavior: 'deferred' })
+  const { canonical, draft, activity } = state
   if (opts.expectedDraft !== undefined && opts.expectedDraft !== (draft?.changeVector ?? null)) {
     throw fail(409, CONCURRENT_CHANGE)
   }
 
   const body = mergeRestore({
-    source: source.body,
+    source: state.source.body,
     draft: draft && asDocument(draft.body),
     canonical: canonical && asDocument(stripStamp(canonical.body)),
-    locales: cmd.locales && [...new Set(cmd.locales)],
-    configured: team.locales,
+    locales,
+    configured: state.configured,
     draftId: draftId(id),
   })
-  const entry: ActivityEntry = {
-    ...source.entry, locale: null, userId: caller.userId, at: (opts.now ?? new Date()).toISOString(), locales: cmd.locales,
-  }
-  const entries = pruneAndAppend(activity.doc.entries, cmd.locales, entry)
-  const collection = getContentType(db, teamId, body.contentType)?.collection ?? (canonical ?? draft)!.collection
+  const entry: ActivityEntry = { ...state.source.entry, locale: null, userId: caller.userId, at: now.toISOString(), locales }
+  const entries = pruneAndAppend(activity.doc.entries, locales, entry)
+  const collection = getContentType(db, caller.teamId, body.contentType)?.collection ?? (canonical ?? draft)!.collection
 
   opts.beforeWrite?.()
   try {
     const row = db.transaction(
       (tx) => {
+        // The merge read the canonical too (reverted locales); a publish since then refuses as well.
+        if ((loadDoc(tx, caller.teamId, id)?.changeVector ?? null) !== (canonical?.changeVector ?? null)) throw new ConcurrencyError(id)
         const saved = saveDoc(tx, {
-          teamId, id: draftId(id), canonicalId: id, kind: 'draft', collection,
+          teamId: caller.teamId, id: draftId(id), canonicalId: id, kind: 'draft', collection,
           body: body as Record<string, unknown>, expect: draft?.changeVector ?? null,
         })
-        saveActivity(tx, teamId, id, { ...activity.doc, entries }, activity.row?.changeVector ?? null)
+        saveActivity(tx, caller.teamId, id, { ...activity.doc, entries }, activity.row?.changeVector ?? null)
         return saved
       },
       { behavior: 'immediate' },
     )
     return { id, status: 0, document: present(row) }
   } catch (e) {
-    // Either change vector moved since the read: the transaction rolled back, nothing is written.
+    // A change vector moved since the read: the transaction rolled back, nothing is written.
     if (e instanceof ConcurrencyError) throw fail(409, CONCURRENT_CHANGE)
     throw e
   }
 }
 
-function readSource(db: Db, teamId: string, cmd: RestoreCommand, now: Date, fail: (s: number, r: string) => Error): Source {
+type Fail = (status: number, reason: string) => Error
+
+/** Everything the merge depends on, with the refusals of spec.md's table in their order. */
+function readState(tx: Tx, caller: Caller, cmd: RestoreCommand, now: Date, fail: Fail) {
+  const { teamId } = caller
+  const id = cmd.documentId
+  const configured = getTeam(tx, teamId)!.locales
+  if (cmd.locales) {
+    const problem = localeListProblem(cmd.locales, configured)
+    if (problem) throw fail(400, problem)
+  }
+  const canonical = loadLive(tx, teamId, id)
+  const draft = loadLive(tx, teamId, draftId(id))
+  if ((canonical && canonical.kind !== 'canonical') || (!canonical && !draft)) throw fail(404, 'Document not found.')
+  // Authentication rule 2: touching the draft of a live document needs ChangeLiveContent.
+  if (canonical?.published && !caller.capabilities.has('ChangeLiveContent')) {
+    throw fail(403, 'Restoring into the draft of a published document requires the ChangeLiveContent capability.')
+  }
+  const source = readSource(tx, teamId, cmd, now, fail)
+  return { configured, canonical, draft, source, activity: loadActivity(tx, teamId, id) }
+}
+
+function readSource(conn: Conn, teamId: string, cmd: RestoreCommand, now: Date, fail: Fail): Source {
   if (cmd.kind === 'revision') {
-    const rev = revisionByChangeVector(db, teamId, cmd.changeVector)
+    const rev = revisionByChangeVector(conn, teamId, cmd.changeVector)
     // Same refusal for "no such revision" and "a revision of another document" (spec.md 404 row).
     if (!rev || rev.documentId !== cmd.documentId || !rev.stamped) throw fail(404, 'No such published version of this document.')
     return { body: sourceBody(rev.body), entry: { kind: 'APPLY_REVISION', source: cmd.version } }
   }
-  const snap = loadSnapshot(db, teamId, cmd.snapshotId)
+  const snap = loadSnapshot(conn, teamId, cmd.snapshotId)
   if (!snap || snap.row.documentId !== cmd.documentId) throw fail(404, 'Snapshot not found.')
   const status = snapshotStatus(snap.row, now)
   if (status !== 'active') throw fail(409, `The snapshot is ${status} and can no longer be restored.`)

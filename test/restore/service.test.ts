@@ -8,6 +8,7 @@ import { appendActivity } from '../../api/content/activity'
 import { writeDocument } from '../../api/content/service'
 import { BatchError } from '../../api/errors'
 import { publishOne } from '../../api/publish/service'
+import { runLifecycle } from '../../api/content/lifecycle'
 import { readRestoreRequest } from '../../api/restore/request'
 import { CONCURRENT_CHANGE, restore } from '../../api/restore/service'
 import { createTestContext, TEAM, type TestContext } from '../helpers'
@@ -65,15 +66,24 @@ test('a draft created between read and write (there was none): 409, the concurre
   expect((await read(ctx, `${ID}/draft`)).body.locales).toEqual(DRAFT.locales)
 })
 
-test('a publish between read and write rewrites only the draft (not the activity): still 409', async () => {
+test('a draft discarded between read and write (activity untouched): 409, no draft is re-created', async () => {
   await put(ctx, DRAFT)
   const before = await state()
-  const publishEn = () => publishOne(ctx.db, null, { teamId: TEAM, id: ID, locales: ['en'], stampUserId: 'u-other', actorUserId: 'u-other', source: 'api' })
-  const e = refusal(() => restore(ctx.db, caller, cmd(), { beforeWrite: publishEn }))
+  const discard = () => runLifecycle(ctx.db, 'discard-draft', { teamId: TEAM, userId: 'u-other' }, [ID])
+  const e = refusal(() => restore(ctx.db, caller, cmd(), { beforeWrite: discard }))
+  expect(e.status).toBe(409)
+  expect((await read(ctx, `${ID}/draft`)).status).toBe(404)
+  expect((await read(ctx, `${ID}/activity`)).body).toEqual(before.activity)
+})
+
+test('a publish between read and write, no draft: 409, since the merge read the old canonical', async () => {
+  const before = await state()
+  const publishAgain = () => publishOne(ctx.db, null, { teamId: TEAM, id: ID, stampUserId: 'u-other', actorUserId: 'u-other', source: 'api' })
+  const e = refusal(() => restore(ctx.db, caller, cmd(), { beforeWrite: publishAgain }))
   expect(e.status).toBe(409)
   const after = await state()
-  expect(after.activity).toEqual(before.activity) // only the draft's change vector moved
-  expect(after.draft.__dirtyLocales).toEqual([])
+  expect(after.draft).toEqual({ error: 'not_found', message: 'Document not found.' })
+  expect(after.activity).toEqual(before.activity)
 })
 
 test('with nothing in between the same call lands', async () => {
