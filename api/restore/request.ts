@@ -53,9 +53,8 @@ export function readRestoreRequest(body: Record<string, unknown>): RestoreComman
     throw badRequest('mismatch', '`documentId` is not the document the snapshot belongs to.')
   }
   const locales = readLocales(body.locales)
-  const itemId = parsed.kind === 'snapshot' ? parsed.canonicalId : present(given) ? given : snapshotId
   if (parsed.kind !== 'snapshot') {
-    throw batchFailure(400, itemId, 'Expected a snapshot id of the shape `<document_id>/snapshot/<token>`.')
+    throw batchFailure(400, present(given) ? given : snapshotId, 'Expected a snapshot id of the shape `<document_id>/snapshot/<token>`.')
   }
   return { kind, documentId: parsed.canonicalId, snapshotId, locales }
 }

@@ -3,7 +3,8 @@
  * implementation for both sources. It reads the document, its draft, its activity document
  * and the source in one read transaction; checks; computes the new draft with the pure
  * `mergeRestore`; then writes draft and activity together in one immediate transaction, each
- * conditional on the change vector read, and the canonical unchanged since (rule 5). The canonical is never written and no revision is made (rule 6).
+ * conditional on the change vector read, and on the canonical being unchanged since (rule 5).
+ * The canonical is never written and no revision is made (rule 6).
  */
 import type { Conn, Db, Tx } from '../../db/client'
 import type { DocumentRow } from '../../db/schema'
