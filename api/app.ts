@@ -11,6 +11,9 @@ import { contentRoutes } from './content'
 import { versionRoutes } from './versions'
 import { publishRoutes } from './publish'
 import { opsRoutes } from './ops'
+import { restoreRoutes } from './restore'
+import { snapshotRoutes } from './snapshots'
+import { historyRoutes } from './history'
 
 /** Routes that need no bearer token. */
 const PUBLIC_PATHS = /^\/(health|metrics|swagger)(\/|$)/
@@ -79,6 +82,9 @@ export function createApp(deps: AppDeps) {
     .use(contentRoutes(deps))
     .use(versionRoutes(deps))
     .use(publishRoutes(deps))
+    .use(restoreRoutes(deps))
+    .use(snapshotRoutes(deps))
+    .use(historyRoutes(deps))
 }
 
 export type App = ReturnType<typeof createApp>

@@ -1,0 +1,49 @@
+/** `GET /content/history/{activeTeam}?id=` (contract.md): the History drawer's one read. */
+import { Elysia, t } from 'elysia'
+import { authorize } from '../auth'
+import type { AppDeps } from '../deps'
+import { ErrorBody } from '../content/model'
+import { SnapshotRecord } from '../snapshots/model'
+import { getHistory } from './service'
+
+const Locales = t.Array(t.String(), { description: 'Locale codes it carries' })
+const VersionRow = t.Object({
+  version: t.String(),
+  publishedAt: t.String(),
+  publishedBy: t.String(),
+  locales: t.Array(t.String()),
+  status: t.Literal('published'),
+})
+
+export const HistoryResponse = t.Object({
+  id: t.String({ description: 'Canonical id' }),
+  draft: t.Union([
+    t.Object({ id: t.String(), updatedAt: t.String(), locales: Locales, dirtyLocales: t.Array(t.String()) }),
+    t.Null(),
+  ]),
+  scheduled: t.Union([
+    t.Object({ id: t.String(), publishAt: t.String(), scheduledBy: t.String(), locales: Locales }),
+    t.Null(),
+  ]),
+  snapshots: t.Array(t.Composite([SnapshotRecord, t.Object({ locales: Locales })]), { description: 'Active snapshots, newest first' }),
+  versions: t.Object(
+    { rows: t.Array(VersionRow), hasMore: t.Boolean(), nextStart: t.Integer() },
+    { description: 'First page of GET /content/versions (start 0, page size 25)' },
+  ),
+})
+
+export function historyRoutes({ db }: AppDeps) {
+  return new Elysia({ detail: { tags: ['versions'] } }).get(
+    '/content/history/:activeTeam',
+    ({ params, query, headers }) => {
+      authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+      return getHistory(db, params.activeTeam, query.id)
+    },
+    {
+      params: t.Object({ activeTeam: t.String({ maxLength: 200 }) }),
+      query: t.Object({ id: t.Optional(t.String({ description: 'Canonical id' })) }),
+      response: { 200: HistoryResponse, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
+      detail: { summary: 'History: draft, scheduled publish, active snapshots and the first page of versions' },
+    },
+  )
+}

@@ -1,0 +1,51 @@
+/**
+ * History (spec.md "What the service does": the per-document timeline of the current draft,
+ * any scheduled publish, any active snapshot and the Published Versions). Each part is
+ * newest first; `versions` is the first page of `listVersions`, so a client pages on with
+ * `GET /content/versions?start=<nextStart>`.
+ */
+import { and, eq } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { schedules } from '../../db/schema'
+import { ACTIVITY_COLLECTION, loadDoc } from '../../db/store'
+import { asDocument } from '../content/document'
+import { draftId, parseId, scheduledId } from '../content/ids'
+import { loadLive } from '../content/service'
+import { badRequest, notFound } from '../errors'
+import { activeSnapshots, toRecord } from '../snapshots/service'
+import { DEFAULT_PAGE_SIZE, listVersions } from '../versions/service'
+
+const localesOf = (body: Record<string, unknown>) => Object.keys(asDocument(body).locales ?? {})
+
+/** The History of a canonical (or of a document that so far only has a draft). */
+export function getHistory(db: Db, teamId: string, id: string | undefined, now = new Date()) {
+  if (!id) throw badRequest('missing_id', 'Query parameter `id` is required.')
+  if (parseId(id).kind !== 'canonical') throw badRequest('sibling_id', 'The id names a sibling; pass the canonical id.')
+  const canonical = loadLive(db, teamId, id)
+  const draft = loadLive(db, teamId, draftId(id))
+  if (canonical && (canonical.collection === ACTIVITY_COLLECTION || canonical.kind !== 'canonical')) {
+    throw badRequest('not_content', 'The id is not a document of a content collection.')
+  }
+  if (!canonical && !draft) throw notFound('Document not found.')
+
+  const scheduledRow = loadDoc(db, teamId, scheduledId(id))
+  const schedule = db.select().from(schedules).where(and(eq(schedules.teamId, teamId), eq(schedules.documentId, id))).get()
+  return {
+    id,
+    draft: draft && {
+      id: draft.id,
+      updatedAt: draft.updatedAt,
+      locales: localesOf(draft.body),
+      dirtyLocales: (asDocument(draft.body).__dirtyLocales ?? []) as string[],
+    },
+    scheduled:
+      scheduledRow && schedule
+        ? { id: scheduledRow.id, publishAt: new Date(schedule.publishAt).toISOString(), scheduledBy: schedule.scheduledBy, locales: localesOf(scheduledRow.body) }
+        : null,
+    snapshots: activeSnapshots(db, teamId, id, now).map((row) => {
+      const body = loadDoc(db, teamId, row.id)
+      return { ...toRecord(row, now), locales: body ? localesOf(body.body) : [] }
+    }),
+    versions: listVersions(db, teamId, id, 0, DEFAULT_PAGE_SIZE),
+  }
+}

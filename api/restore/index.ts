@@ -1,0 +1,59 @@
+/**
+ * Restore routes: spec.md's `POST /content/apply-version/{activeTeam}` and contract.md's
+ * `POST /content/apply-snapshot/{activeTeam}`, sharing one implementation.
+ *
+ * Both take their body as raw text (`parse` below) so that an empty or `null` body reaches
+ * `parseBody` and gets problem details, as spec.md fixes; Elysia would otherwise answer it itself.
+ */
+import { Elysia, t } from 'elysia'
+import { authorize } from '../auth'
+import type { AppDeps } from '../deps'
+import { parseBody, readRestoreRequest } from './request'
+import { ApplySnapshotRequest, requestBody, restoreResponses, RestoreRequest } from './model'
+import { restore } from './service'
+
+const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
+const rawText = async ({ request }: { request: Request }) => ({ raw: await request.text() })
+const raw = (body: unknown) => (body as { raw: string }).raw
+
+/** `If-Match: "<change vector>"` (as the content ETag gives it) makes the restore conditional. */
+function expectedDraft(header: string | undefined): string | undefined {
+  return header === undefined ? undefined : header.replace(/^"|"$/g, '')
+}
+
+export function restoreRoutes({ db }: AppDeps) {
+  return new Elysia({ detail: { tags: ['restore'] } })
+    .post(
+      '/content/apply-version/:activeTeam',
+      ({ params, body, headers }) => {
+        const caller = authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+        const cmd = readRestoreRequest(parseBody(raw(body)) as Record<string, unknown>)
+        return [restore(db, caller, cmd, { expectedDraft: expectedDraft(headers['if-match']) })]
+      },
+      {
+        params: team,
+        parse: rawText,
+        response: restoreResponses,
+        detail: {
+          summary: 'Restore a Published Version or a snapshot into the draft (never publishes)',
+          requestBody: requestBody(RestoreRequest),
+        },
+      },
+    )
+    .post(
+      '/content/apply-snapshot/:activeTeam',
+      ({ params, body, headers }) => {
+        const caller = authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+        const parsed = parseBody(raw(body)) as Record<string, unknown>
+        // Same command as apply-version with `kind: "snapshot"`; the path names the kind.
+        const cmd = readRestoreRequest({ ...parsed, kind: 'snapshot' })
+        return [restore(db, caller, cmd, { expectedDraft: expectedDraft(headers['if-match']) })]
+      },
+      {
+        params: team,
+        parse: rawText,
+        response: restoreResponses,
+        detail: { summary: 'Restore a snapshot into the draft; same rules and answers as apply-version', requestBody: requestBody(ApplySnapshotRequest) },
+      },
+    )
+}

@@ -1,0 +1,45 @@
+/**
+ * Restore schemas (spec.md "Restore request", "Batch result item", "Restore: three 400 body
+ * shapes"). They document the routes in OpenAPI; the body itself is read by hand in
+ * `request.ts` so each refusal keeps the code and shape the spec gives it.
+ */
+import { Type as t } from '@sinclair/typebox'
+import { BatchList, ErrorBody } from '../content/model'
+
+const Locales = t.Union([t.Array(t.String(), { minItems: 1, maxItems: 64 }), t.Null()], {
+  description: '`null` or absent: every locale the source carries. Otherwise a non-empty subset of the team\'s configured locales',
+})
+
+export const RestoreRequest = t.Object({
+  kind: t.Union([t.Literal('snapshot'), t.Literal('revision')]),
+  documentId: t.Optional(t.String({ description: 'Canonical id. Required for `revision`; for `snapshot` must match the snapshot' })),
+  snapshotId: t.Optional(t.String({ description: 'Required for `snapshot`: `<document_id>/snapshot/<token>`' })),
+  version: t.Optional(t.String({ description: 'Required for `revision`: a version reference from a version row' })),
+  locales: t.Optional(Locales),
+})
+
+export const ApplySnapshotRequest = t.Object({
+  snapshotId: t.String({ description: '`<document_id>/snapshot/<token>`' }),
+  documentId: t.Optional(t.String({ description: 'When given, must be the snapshot\'s canonical' })),
+  locales: t.Optional(Locales),
+})
+
+/** RFC 7807 problem details: only for a missing, empty or literal `null` body. */
+export const ProblemBody = t.Object({
+  title: t.String(),
+  status: t.Literal(400),
+  errors: t.Record(t.String(), t.Array(t.String())),
+})
+
+/** Every answer a restore route gives, per status, for `response:` and OpenAPI. */
+export const restoreResponses = {
+  200: t.Array(BatchList.items, { minItems: 1, maxItems: 1, description: 'One item: `status: 0` and the resulting draft' }),
+  400: t.Union([ProblemBody, ErrorBody, BatchList], { description: 'Problem details, `{error, message}`, or a one-item batch list' }),
+  401: ErrorBody,
+  403: t.Union([ErrorBody, BatchList], { description: '`{error: "forbidden"}` from auth, or a batch list (ChangeLiveContent)' }),
+  404: BatchList,
+  409: BatchList,
+}
+
+/** OpenAPI request body, given by hand since the route parses its body itself. */
+export const requestBody = (schema: object) => ({ required: true, content: { 'application/json': { schema } } })

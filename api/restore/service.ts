@@ -1,0 +1,127 @@
+/**
+ * Restore I/O (spec.md "POST /content/apply-version" and contract.md apply-snapshot): one
+ * implementation for both sources. It reads the document, its draft, its activity document
+ * and the source in one read transaction; checks; computes the new draft with the pure
+ * `mergeRestore`; then writes draft and activity together in one immediate transaction, each
+ * conditional on the change vector read, and on the canonical being unchanged since (rule 5).
+ * The canonical is never written and no revision is made (rule 6).
+ */
+import type { Conn, Db, Tx } from '../../db/client'
+import type { DocumentRow } from '../../db/schema'
+import { ConcurrencyError, loadDoc, revisionByChangeVector, saveDoc } from '../../db/store'
+import { loadActivity, saveActivity, type ActivityEntry } from '../content/activity'
+import { asDocument, stripStamp } from '../content/document'
+import { draftId } from '../content/ids'
+import type { BatchItem, Document } from '../content/model'
+import { loadLive, present } from '../content/service'
+import type { Caller } from '../auth'
+import { batchFailure } from '../errors'
+import { snapshotStatus, loadSnapshot } from '../snapshots/service'
+import { getContentType, getTeam } from '../teams/service'
+import type { RestoreCommand } from './request'
+import { localeListProblem, mergeRestore, pruneAndAppend } from './rules'
+
+export const CONCURRENT_CHANGE = 'The draft changed while restoring. Save your pending edits and retry.'
+
+export interface RestoreOptions {
+  /** Optional `If-Match`: the draft change vector the caller last saw (`null`: no draft). */
+  expectedDraft?: string | null
+  now?: Date
+  /** Test seam: runs after everything is read and computed, just before the conditional write. */
+  beforeWrite?: () => void
+}
+
+interface Source {
+  body: Document
+  entry: Pick<ActivityEntry, 'kind' | 'source'>
+}
+
+/** Restores a Published Version or a snapshot into the draft; answers the one success item. */
+export function restore(db: Db, caller: Caller, cmd: RestoreCommand, opts: RestoreOptions = {}): BatchItem {
+  const id = cmd.documentId
+  const fail = (status: number, reason: string) => batchFailure(status, id, reason)
+  const now = opts.now ?? new Date()
+  const locales = cmd.locales && [...new Set(cmd.locales)]
+  // One read transaction: WAL gives every read below the same consistent state.
+  const state = db.transaction((tx) => readState(tx, caller, cmd, now, fail), { behavior: 'deferred' })
+  const { canonical, draft, activity } = state
+  if (opts.expectedDraft !== undefined && opts.expectedDraft !== (draft?.changeVector ?? null)) {
+    throw fail(409, CONCURRENT_CHANGE)
+  }
+
+  const body = mergeRestore({
+    source: state.source.body,
+    draft: draft && asDocument(draft.body),
+    canonical: canonical && asDocument(stripStamp(canonical.body)),
+    locales,
+    configured: state.configured,
+    draftId: draftId(id),
+  })
+  const entry: ActivityEntry = { ...state.source.entry, locale: null, userId: caller.userId, at: now.toISOString(), locales }
+  const entries = pruneAndAppend(activity.doc.entries, locales, entry)
+  const collection = getContentType(db, caller.teamId, body.contentType)?.collection ?? (canonical ?? draft)!.collection
+
+  opts.beforeWrite?.()
+  try {
+    const row = db.transaction(
+      (tx) => {
+        // The merge read the canonical too (reverted locales); a publish since then refuses as well.
+        if ((loadDoc(tx, caller.teamId, id)?.changeVector ?? null) !== (canonical?.changeVector ?? null)) throw new ConcurrencyError(id)
+        const saved = saveDoc(tx, {
+          teamId: caller.teamId, id: draftId(id), canonicalId: id, kind: 'draft', collection,
+          body: body as Record<string, unknown>, expect: draft?.changeVector ?? null,
+        })
+        saveActivity(tx, caller.teamId, id, { ...activity.doc, entries }, activity.row?.changeVector ?? null)
+        return saved
+      },
+      { behavior: 'immediate' },
+    )
+    return { id, status: 0, document: present(row) }
+  } catch (e) {
+    // A change vector moved since the read: the transaction rolled back, nothing is written.
+    if (e instanceof ConcurrencyError) throw fail(409, CONCURRENT_CHANGE)
+    throw e
+  }
+}
+
+type Fail = (status: number, reason: string) => Error
+
+/** Everything the merge depends on, with the refusals of spec.md's table in their order. */
+function readState(tx: Tx, caller: Caller, cmd: RestoreCommand, now: Date, fail: Fail) {
+  const { teamId } = caller
+  const id = cmd.documentId
+  const configured = getTeam(tx, teamId)!.locales
+  if (cmd.locales) {
+    const problem = localeListProblem(cmd.locales, configured)
+    if (problem) throw fail(400, problem)
+  }
+  const canonical = loadLive(tx, teamId, id)
+  const draft = loadLive(tx, teamId, draftId(id))
+  if ((canonical && canonical.kind !== 'canonical') || (!canonical && !draft)) throw fail(404, 'Document not found.')
+  // Authentication rule 2: touching the draft of a live document needs ChangeLiveContent.
+  if (canonical?.published && !caller.capabilities.has('ChangeLiveContent')) {
+    throw fail(403, 'Restoring into the draft of a published document requires the ChangeLiveContent capability.')
+  }
+  const source = readSource(tx, teamId, cmd, now, fail)
+  return { configured, canonical, draft, source, activity: loadActivity(tx, teamId, id) }
+}
+
+function readSource(conn: Conn, teamId: string, cmd: RestoreCommand, now: Date, fail: Fail): Source {
+  if (cmd.kind === 'revision') {
+    const rev = revisionByChangeVector(conn, teamId, cmd.changeVector)
+    // Same refusal for "no such revision" and "a revision of another document" (spec.md 404 row).
+    if (!rev || rev.documentId !== cmd.documentId || !rev.stamped) throw fail(404, 'No such published version of this document.')
+    return { body: sourceBody(rev.body), entry: { kind: 'APPLY_REVISION', source: cmd.version } }
+  }
+  const snap = loadSnapshot(conn, teamId, cmd.snapshotId)
+  if (!snap || snap.row.documentId !== cmd.documentId) throw fail(404, 'Snapshot not found.')
+  const status = snapshotStatus(snap.row, now)
+  if (status !== 'active') throw fail(409, `The snapshot is ${status} and can no longer be restored.`)
+  return { body: sourceBody(snap.body.body), entry: { kind: 'APPLY_SNAPSHOT', source: cmd.snapshotId } }
+}
+
+/** A stored body as a restore source: stamp, dirty set and metadata removed, locales defaulted. */
+function sourceBody(stored: DocumentRow['body']): Document {
+  const doc = asDocument(stripStamp(stored))
+  return { ...doc, fields: doc.fields ?? {}, locales: doc.locales ?? {} }
+}

@@ -1,0 +1,56 @@
+/** Snapshot routes of contract.md: create, rename, revoke. Restoring one lives in `api/restore`. */
+import { Elysia, t } from 'elysia'
+import { authorize } from '../auth'
+import type { AppDeps } from '../deps'
+import { ErrorBody } from '../content/model'
+import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotRecord } from './model'
+import { createSnapshot, renameSnapshot, revokeSnapshot } from './service'
+
+const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
+const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
+
+export function snapshotRoutes({ db }: AppDeps) {
+  return new Elysia({ detail: { tags: ['snapshots'] } })
+    .post(
+      '/content/snapshots/:activeTeam',
+      ({ params, body, headers, set }) => {
+        const caller = authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+        const record = createSnapshot(db, { teamId: params.activeTeam, userId: caller.userId, ...body })
+        set.status = 201
+        return record
+      },
+      {
+        params: team,
+        body: CreateSnapshotInput,
+        response: { 201: SnapshotRecord, ...errors },
+        detail: { summary: 'Snapshot the draft (or the canonical when there is no draft)' },
+      },
+    )
+    .patch(
+      '/content/snapshots/:activeTeam',
+      ({ params, query, body, headers }) => {
+        authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+        return renameSnapshot(db, { teamId: params.activeTeam, id: query.id, name: body.name })
+      },
+      {
+        params: team,
+        query: t.Object({ id: t.Optional(t.String({ description: 'Snapshot id' })) }),
+        body: RenameSnapshotInput,
+        response: { 200: SnapshotRecord, ...errors },
+        detail: { summary: 'Rename a snapshot' },
+      },
+    )
+    .post(
+      '/content/snapshots/revoke/:activeTeam',
+      ({ params, body, headers }) => {
+        authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+        return revokeSnapshot(db, { teamId: params.activeTeam, id: body.id })
+      },
+      {
+        params: team,
+        body: RevokeSnapshotInput,
+        response: { 200: SnapshotRecord, ...errors },
+        detail: { summary: 'Revoke a snapshot; it can no longer be restored (409)' },
+      },
+    )
+}

@@ -1,0 +1,27 @@
+/** Snapshot schemas (contract.md "Documents" table, snapshot rows). Imports only TypeBox. */
+import { Type as t, type Static } from '@sinclair/typebox'
+
+export const SnapshotStatus = t.Union([t.Literal('active'), t.Literal('expired'), t.Literal('revoked')])
+
+export const SnapshotRecord = t.Object({
+  id: t.String({ description: '`<document_id>/snapshot/<token>`' }),
+  documentId: t.String({ description: 'Canonical id' }),
+  name: t.Union([t.String(), t.Null()]),
+  status: SnapshotStatus,
+  createdAt: t.String({ description: 'ISO 8601, UTC' }),
+  createdBy: t.String(),
+  expiresAt: t.Union([t.String(), t.Null()]),
+})
+export type SnapshotRecord = Static<typeof SnapshotRecord>
+
+// Fields are optional in the schema and checked by hand, so a missing one gets its own code.
+export const CreateSnapshotInput = t.Object(
+  {
+    documentId: t.Optional(t.String({ maxLength: 512, description: 'Canonical id (required)' })),
+    name: t.Optional(t.Union([t.String({ maxLength: 200 }), t.Null()])),
+    expiresAt: t.Optional(t.Union([t.String({ maxLength: 64, description: 'ISO 8601, in the future' }), t.Null()])),
+  },
+  { additionalProperties: false },
+)
+export const RenameSnapshotInput = t.Object({ name: t.Union([t.String({ maxLength: 200 }), t.Null()]) }, { additionalProperties: false })
+export const RevokeSnapshotInput = t.Object({ id: t.Optional(t.String({ maxLength: 700 })) }, { additionalProperties: false })

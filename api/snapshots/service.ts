@@ -1,0 +1,135 @@
+/**
+ * Snapshots (contract.md: `POST/PATCH /content/snapshots`, `POST /content/snapshots/revoke`):
+ * a frozen copy of the draft (or of the canonical when there is no draft) under
+ * `<document_id>/snapshot/<token>`. The body lives in `documents` (kind `snapshot`), the
+ * record (name, expiry, revocation) in `snapshots`. Restoring one is `api/restore`.
+ */
+import { and, desc, eq, sql } from 'drizzle-orm'
+import type { Conn, Db } from '../../db/client'
+import { snapshots, type DocumentRow } from '../../db/schema'
+import { loadDoc, saveDoc } from '../../db/store'
+import { stripStamp } from '../content/document'
+import { draftId, parseId } from '../content/ids'
+import { loadLive } from '../content/service'
+import { badRequest, notFound } from '../errors'
+
+export type SnapshotRow = typeof snapshots.$inferSelect
+export type SnapshotStatus = 'active' | 'expired' | 'revoked'
+export const MAX_NAME_LENGTH = 200
+
+export interface SnapshotRecord {
+  id: string
+  documentId: string
+  name: string | null
+  status: SnapshotStatus
+  createdAt: string
+  createdBy: string
+  expiresAt: string | null
+}
+
+/** Revoked wins over expired: a revocation is a decision, an expiry only a date. */
+export function snapshotStatus(row: Pick<SnapshotRow, 'revokedAt' | 'expiresAt'>, now: Date): SnapshotStatus {
+  if (row.revokedAt) return 'revoked'
+  if (row.expiresAt && Date.parse(row.expiresAt) <= now.getTime()) return 'expired'
+  return 'active'
+}
+
+export function toRecord(row: SnapshotRow, now: Date): SnapshotRecord {
+  const { id, documentId, name, createdAt, createdBy, expiresAt } = row
+  return { id, documentId, name, status: snapshotStatus(row, now), createdAt, createdBy, expiresAt }
+}
+
+/** 16 random bytes as base64url: 22 characters, inside the `[A-Za-z0-9_-]{16,64}` token of ids.ts. */
+const newToken = () => Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url')
+
+function readName(name: unknown): string | null {
+  if (name === undefined || name === null) return null
+  if (typeof name !== 'string' || name.length > MAX_NAME_LENGTH) {
+    throw badRequest('invalid_name', `\`name\` must be a string of at most ${MAX_NAME_LENGTH} characters.`)
+  }
+  return name
+}
+
+function readExpiry(expiresAt: unknown, now: Date): string | null {
+  if (expiresAt === undefined || expiresAt === null) return null
+  const at = typeof expiresAt === 'string' ? Date.parse(expiresAt) : NaN
+  if (!Number.isFinite(at)) throw badRequest('bad_expiry', '`expiresAt` must be an ISO 8601 timestamp.')
+  if (at <= now.getTime()) throw badRequest('bad_expiry', '`expiresAt` must lie in the future.')
+  return new Date(at).toISOString()
+}
+
+export interface CreateSnapshot {
+  teamId: string
+  userId: string
+  documentId?: string
+  name?: unknown
+  expiresAt?: unknown
+  now?: Date
+}
+
+/** Copies the draft (or the canonical, stamp removed) into a new active snapshot. */
+export function createSnapshot(db: Db, input: CreateSnapshot): SnapshotRecord {
+  const now = input.now ?? new Date()
+  const { teamId, documentId } = input
+  if (!documentId) throw badRequest('missing_id', '`documentId` is required.')
+  if (parseId(documentId).kind !== 'canonical') throw badRequest('sibling_id', '`documentId` names a sibling; pass the canonical id.')
+  const name = readName(input.name)
+  const expiresAt = readExpiry(input.expiresAt, now)
+  return db.transaction(
+    (tx) => {
+      const source = loadLive(tx, teamId, draftId(documentId)) ?? loadLive(tx, teamId, documentId)
+      if (!source || (source.kind !== 'draft' && source.kind !== 'canonical')) throw notFound('Document not found.')
+      const id = `${documentId}/snapshot/${newToken()}`
+      const body = { ...stripStamp(source.body), id }
+      saveDoc(tx, { teamId, id, canonicalId: documentId, kind: 'snapshot', collection: source.collection, body, expect: null })
+      const row: SnapshotRow = { teamId, id, documentId, name, createdBy: input.userId, createdAt: now.toISOString(), expiresAt, revokedAt: null }
+      tx.insert(snapshots).values(row).run()
+      return toRecord(row, now)
+    },
+    { behavior: 'immediate' },
+  )
+}
+
+/** The snapshot record and its body, or null when either is missing. */
+export function loadSnapshot(conn: Conn, teamId: string, id: string): { row: SnapshotRow; body: DocumentRow } | null {
+  const row = conn.select().from(snapshots).where(and(eq(snapshots.teamId, teamId), eq(snapshots.id, id))).get()
+  const body = row ? loadDoc(conn, teamId, id) : null
+  return row && body ? { row, body } : null
+}
+
+function requireSnapshot(conn: Conn, teamId: string, id: string | undefined): SnapshotRow {
+  if (!id) throw badRequest('missing_id', 'The snapshot `id` is required.')
+  if (parseId(id).kind !== 'snapshot') throw badRequest('invalid_id', 'The id is not a snapshot id `<document_id>/snapshot/<token>`.')
+  const found = loadSnapshot(conn, teamId, id)
+  if (!found) throw notFound('Snapshot not found.')
+  return found.row
+}
+
+/** Renames a snapshot, whatever its status (a name is only a label). */
+export function renameSnapshot(db: Db, input: { teamId: string; id: string | undefined; name: unknown; now?: Date }): SnapshotRecord {
+  const row = requireSnapshot(db, input.teamId, input.id)
+  const name = readName(input.name)
+  db.update(snapshots).set({ name }).where(and(eq(snapshots.teamId, row.teamId), eq(snapshots.id, row.id))).run()
+  return toRecord({ ...row, name }, input.now ?? new Date())
+}
+
+/** Revokes a snapshot; revoking a revoked one changes nothing and answers the same record. */
+export function revokeSnapshot(db: Db, input: { teamId: string; id: string | undefined; now?: Date }): SnapshotRecord {
+  const now = input.now ?? new Date()
+  const row = requireSnapshot(db, input.teamId, input.id)
+  if (row.revokedAt) return toRecord(row, now)
+  const revokedAt = now.toISOString()
+  db.update(snapshots).set({ revokedAt }).where(and(eq(snapshots.teamId, row.teamId), eq(snapshots.id, row.id))).run()
+  return toRecord({ ...row, revokedAt }, now)
+}
+
+/** Active snapshots of a document, newest first (for History). */
+export function activeSnapshots(conn: Conn, teamId: string, documentId: string, now: Date): SnapshotRow[] {
+  return conn
+    .select()
+    .from(snapshots)
+    .where(and(eq(snapshots.teamId, teamId), eq(snapshots.documentId, documentId)))
+    .orderBy(desc(snapshots.createdAt), desc(sql`rowid`))
+    .all()
+    .filter((row) => snapshotStatus(row, now) === 'active')
+}

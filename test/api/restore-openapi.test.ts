@@ -1,0 +1,25 @@
+/** The restore, snapshot and history routes are documented in /swagger/json (style.md rule 3). */
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { createTestContext, type TestContext } from '../helpers'
+
+let ctx: TestContext
+beforeAll(async () => { ctx = await createTestContext() })
+afterAll(() => ctx.close())
+
+test('restore routes document their request body and every answer', async () => {
+  const { paths } = (await ctx.call('GET', '/swagger/json')).body
+  for (const path of ['/content/apply-version/{activeTeam}', '/content/apply-snapshot/{activeTeam}']) {
+    const op = paths[path].post
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409'])
+    expect(op.requestBody.content['application/json'].schema.properties).toHaveProperty('locales')
+  }
+  expect(paths['/content/apply-version/{activeTeam}'].post.requestBody.content['application/json'].schema.required).toEqual(['kind'])
+})
+
+test('snapshot and history routes are documented', async () => {
+  const { paths } = (await ctx.call('GET', '/swagger/json')).body
+  expect(Object.keys(paths['/content/snapshots/{activeTeam}']).sort()).toEqual(['patch', 'post'])
+  expect(paths['/content/snapshots/revoke/{activeTeam}'].post.responses).toHaveProperty('200')
+  const history = paths['/content/history/{activeTeam}'].get.responses['200'].content['application/json'].schema
+  expect(Object.keys(history.properties).sort()).toEqual(['draft', 'id', 'scheduled', 'snapshots', 'versions'])
+})

@@ -1,0 +1,193 @@
+/**
+ * spec.md "Restore semantics (shared with snapshot restore)", rule by rule, through HTTP.
+ * Error rows are in restore-errors.test.ts; races in restore-race.test.ts.
+ */
+import { afterEach, beforeEach, expect, test } from 'bun:test'
+import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import {
+  activity, applySnapshot, applyVersion, bare, cv, DRAFT, ID, ok, publishedTwice, put, read, V1, V2, versionRefs,
+} from '../restore/fixtures'
+
+let ctx: TestContext
+beforeEach(async () => { ctx = await createTestContext() })
+afterEach(() => ctx.close())
+
+const edit = (locale: string | null) => ({ kind: 'EDIT', locale, userId: 'u-editor' })
+/** The activity `publishedTwice` + `DRAFT` leave: canonical v1, canonical v2, then the draft edit. */
+const HISTORY = [
+  edit('de'), edit('en'), edit(null),
+  edit('de'), edit('en'), edit('fr'), edit(null),
+  edit('en'), edit('fr'), edit(null),
+]
+
+test('rule 1: whole restore overwrites every source locale, reverts a later-published locale from the canonical', async () => {
+  const { v1 } = await publishedTwice(ctx)
+  await put(ctx, DRAFT)
+  const res = await applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1 })
+  expect(res.status).toBe(200)
+  expect(res.body).toHaveLength(1)
+  const [item] = res.body
+  expect({ ...item, document: bare(item.document) }).toEqual({
+    id: ID,
+    status: 0,
+    document: {
+      id: `${ID}/draft`, contentType: 'page', fields: V1.fields,
+      // fr was published after v1 was taken: it comes back from the live canonical.
+      locales: { en: V1.locales.en, de: V1.locales.de, fr: V2.locales.fr },
+      __dirtyLocales: ['de', 'en'],
+    },
+  })
+  expect(item.document['@metadata']['@collection']).toBe('pages')
+  expect(bare((await read(ctx, `${ID}/draft`)).body)).toEqual(bare(item.document))
+})
+
+test('rule 1: `locales: null` is the whole restore too', async () => {
+  const { v1 } = await publishedTwice(ctx)
+  await put(ctx, DRAFT)
+  const [item] = await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales: null }))
+  expect(bare(item.document).__dirtyLocales).toEqual(['de', 'en'])
+  expect(bare(item.document).locales).toEqual({ en: V1.locales.en, de: V1.locales.de, fr: V2.locales.fr })
+})
+
+test('rule 2: a locale list takes only those locales from the source; the rest keep their pre-restore state', async () => {
+  const { v1 } = await publishedTwice(ctx)
+  const before = await put(ctx, DRAFT)
+  expect(before.__dirtyLocales).toEqual(['en'])
+  const [item] = await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales: ['de'] }))
+  expect(bare(item.document)).toEqual({
+    id: `${ID}/draft`, contentType: 'page',
+    fields: V1.fields, // non-localizable fields always come from the source
+    locales: {
+      en: DRAFT.locales.en, // carried by the draft, not listed: put back as it was
+      de: V1.locales.de, // listed: from the source
+      fr: V2.locales.fr, // neither source nor draft carried it: from the canonical
+    },
+    __dirtyLocales: ['de', 'en'], // pre-restore dirty set ∪ restored locales
+  })
+})
+
+test('rule 2: an unlisted locale the draft carried is put back byte-identical, not re-derived', async () => {
+  const { v1 } = await publishedTwice(ctx)
+  const odd = { title: 'Brouillon', slug: 'brouillon', extra: { nested: [1, 'two', null] } }
+  await put(ctx, { ...DRAFT, locales: { ...DRAFT.locales, fr: odd } })
+  const [item] = await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales: ['en'] }))
+  const doc = bare(item.document) as any
+  expect(JSON.stringify(doc.locales.fr)).toBe(JSON.stringify(odd))
+  expect(doc.locales).toEqual({ en: V1.locales.en, de: V2.locales.de, fr: odd })
+  expect(doc.__dirtyLocales).toEqual(['en', 'fr'])
+})
+
+test('rule 2 (decided): a listed locale the source does not carry is removed from the draft and counts as restored', async () => {
+  const { v1 } = await publishedTwice(ctx)
+  await put(ctx, { ...DRAFT, locales: { ...DRAFT.locales, fr: { title: 'x', slug: 'x' } } })
+  const [item] = await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales: ['fr'] }))
+  const doc = bare(item.document) as any
+  expect(doc.locales).toEqual({ en: DRAFT.locales.en, de: DRAFT.locales.de })
+  expect(doc.__dirtyLocales).toEqual(['en', 'fr'])
+})
+
+test('rule 3: a locale list appends one APPLY_REVISION and prunes EDIT entries of the listed locales only', async () => {
+  const { v1 } = await publishedTwice(ctx)
+  await put(ctx, DRAFT)
+  expect(await activity(ctx, ID)).toEqual(HISTORY)
+  await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales: ['en'] }))
+  expect(await activity(ctx, ID)).toEqual([
+    ...HISTORY.filter((e) => e.locale !== 'en'),
+    { kind: 'APPLY_REVISION', locale: null, userId: 'u-editor', source: v1, locales: ['en'] },
+  ])
+})
+
+test('rule 3: a whole restore prunes every EDIT entry, locale-less ones too, and keeps earlier restore entries', async () => {
+  const { v1, v2 } = await publishedTwice(ctx)
+  await put(ctx, DRAFT)
+  await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v2, locales: ['fr'] }))
+  await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1 }))
+  expect(await activity(ctx, ID)).toEqual([
+    { kind: 'APPLY_REVISION', locale: null, userId: 'u-editor', source: v2, locales: ['fr'] },
+    { kind: 'APPLY_REVISION', locale: null, userId: 'u-editor', source: v1, locales: null },
+  ])
+})
+
+test('rule 3: a snapshot restore appends APPLY_SNAPSHOT naming the snapshot', async () => {
+  await publishedTwice(ctx)
+  await put(ctx, DRAFT)
+  const snap = await ok(ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: ID } }), 201)
+  await ok(applySnapshot(ctx, { snapshotId: snap.id, locales: ['de'] }))
+  const entries = await activity(ctx, ID)
+  expect(entries.at(-1)).toEqual({ kind: 'APPLY_SNAPSHOT', locale: null, userId: 'u-editor', source: snap.id, locales: ['de'] })
+  expect(entries.filter((e: any) => e.kind === 'EDIT' && e.locale === 'de')).toEqual([])
+})
+
+test('rule 4: without a draft, a locale-list restore creates one from the source and the canonical', async () => {
+  const { v1 } = await publishedTwice(ctx)
+  expect((await read(ctx, `${ID}/draft`)).status).toBe(404)
+  const [item] = await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales: ['de'] }))
+  expect(bare(item.document)).toEqual({
+    id: `${ID}/draft`, contentType: 'page', fields: V1.fields,
+    locales: { en: V2.locales.en, de: V1.locales.de, fr: V2.locales.fr },
+    __dirtyLocales: ['de'],
+  })
+})
+
+test('rule 4: without a draft, a whole restore creates it from the source', async () => {
+  const { v1 } = await publishedTwice(ctx)
+  const [item] = await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1 }))
+  expect(bare(item.document)).toEqual({
+    id: `${ID}/draft`, contentType: 'page', fields: V1.fields,
+    locales: { en: V1.locales.en, de: V1.locales.de, fr: V2.locales.fr },
+    __dirtyLocales: ['de', 'en'],
+  })
+})
+
+test('rule 5: a stale If-Match is refused with 409 and changes nothing', async () => {
+  const { v1 } = await publishedTwice(ctx)
+  const seen = await put(ctx, DRAFT)
+  await put(ctx, { ...DRAFT, locales: { ...DRAFT.locales, en: { title: 'someone else', slug: 'about' } } })
+  const draftBefore = (await read(ctx, `${ID}/draft`)).body
+  const activityBefore = (await read(ctx, `${ID}/activity`)).body
+  const res = await applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1 }, { headers: { 'if-match': `"${cv(seen)}"` } })
+  expect(res.status).toBe(409)
+  expect(res.body).toEqual([{ id: ID, status: 1, reason: 'The draft changed while restoring. Save your pending edits and retry.' }])
+  expect((await read(ctx, `${ID}/draft`)).body).toEqual(draftBefore)
+  expect((await read(ctx, `${ID}/activity`)).body).toEqual(activityBefore)
+  // Re-read and retry: it lands.
+  const fresh = (await read(ctx, `${ID}/draft`)).body
+  expect((await applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1 }, { headers: { 'if-match': `"${cv(fresh)}"` } })).status).toBe(200)
+})
+
+test('rule 6: restoring never publishes: canonical change vector, body and versions unchanged', async () => {
+  const { v1 } = await publishedTwice(ctx)
+  await put(ctx, DRAFT)
+  const canonicalBefore = (await read(ctx, ID)).body
+  const versionsBefore = await versionRefs(ctx, ID)
+  await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1 }))
+  await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales: ['de', 'fr'] }))
+  const canonicalAfter = (await read(ctx, ID)).body
+  expect(canonicalAfter).toEqual(canonicalBefore)
+  expect(cv(canonicalAfter)).toBe(cv(canonicalBefore))
+  expect(await versionRefs(ctx, ID)).toEqual(versionsBefore)
+})
+
+test('apply-snapshot and apply-version with kind snapshot are one operation with the same answer', async () => {
+  await publishedTwice(ctx)
+  await put(ctx, DRAFT)
+  const snap = await ok(ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: ID } }), 201)
+  await put(ctx, { ...DRAFT, fields: { parent: null, sku: 'changed' }, locales: { en: { title: 'later', slug: 'l' } } })
+  const viaSnapshot = await ok(applySnapshot(ctx, { snapshotId: snap.id, documentId: ID }))
+  await put(ctx, { ...DRAFT, fields: { parent: null, sku: 'changed' }, locales: { en: { title: 'later', slug: 'l' } } })
+  const viaVersion = await ok(applyVersion(ctx, { kind: 'snapshot', snapshotId: snap.id }))
+  expect(bare(viaSnapshot[0].document)).toEqual(bare(viaVersion[0].document))
+  expect(bare(viaSnapshot[0].document)).toEqual({
+    id: `${ID}/draft`, contentType: 'page', fields: DRAFT.fields,
+    locales: { en: DRAFT.locales.en, de: DRAFT.locales.de, fr: V2.locales.fr },
+    __dirtyLocales: ['de', 'en'],
+  })
+})
+
+test('a translator (EditContent only) restores into a never-published document', async () => {
+  await put(ctx, { ...V1, id: 'pages/new/draft' })
+  const snap = await ok(ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: 'pages/new' }, token: TOKENS.translator }), 201)
+  const [item] = await ok(applySnapshot(ctx, { snapshotId: snap.id, locales: ['en'] }, { token: TOKENS.translator }))
+  expect(item).toMatchObject({ id: 'pages/new', status: 0 })
+  expect(bare(item.document).locales).toEqual(V1.locales)
+})
