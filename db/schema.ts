@@ -162,6 +162,8 @@ export const outbox = sqliteTable(
     nextAttemptAt: integer('next_attempt_at').notNull(),
     leaseToken: text('lease_token'),
     leaseExpiresAt: integer('lease_expires_at'),
+    /** `manual` after a redeliver request, so its attempts are logged as such. */
+    trigger: text('trigger', { enum: ['scheduled', 'manual', 'test'] }).notNull().default('scheduled'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },

@@ -1,10 +1,23 @@
 /**
- * The dispatcher loop: a `runOnce(now)` that tests drive, and `start()` / `stop()` around it.
+ * The dispatcher loop (style.md rule 7): `runOnce(now)` and `runUntilIdle()` that tests drive,
+ * `start()` / `stop()` around them. Clock, fetch, DNS lookup, randomness and logger are passed in.
+ *
+ * A pass runs due scheduled publishes, the index job, site-change coalescing, then claims due
+ * outbox rows and sends them concurrently. Sends are not awaited by the polling loop, so one
+ * slow receiver never holds back the others (spec.md "Delivery rules" 2); a per-webhook cap
+ * keeps a dead receiver from taking every slot.
  */
+import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client'
+import { webhooks, type OutboxRow } from '../db/schema'
 import type { Logger } from '../api/log'
 import type { Metrics } from '../api/metrics'
 import { runDueSchedules } from '../api/publish/scheduled'
+import { claimDue, completeAttempt, releaseLease } from './claim'
+import { deliverOnce } from './deliver'
+import { nextStep } from './retry'
+import { emitDueSiteChanges, runIndexJob } from './site-changes'
+import type { Lookup } from './ssrf'
 
 export interface DispatcherDeps {
   db: Db
@@ -12,42 +25,138 @@ export interface DispatcherDeps {
   metrics: Metrics
   pollMs: number
   now?: () => number
+  fetch?: typeof fetch
+  lookup?: Lookup
+  random?: () => number
+  timeoutMs?: number
+  allowPrivateTargets?: boolean
+  siteChangeQuietMs?: number
+  siteChangeMaxHoldMs?: number
+  /** How long a claim is owned; an expired lease is claimable again. Default: timeout + 30 s. */
+  leaseMs?: number
+  /** Sends in flight at once, overall and per webhook. */
+  concurrency?: number
+  perWebhook?: number
 }
 
+/** Builds a dispatcher over `deps.db`; nothing runs until `start()` or `runOnce()`. */
 export function createDispatcher(deps: DispatcherDeps) {
   const now = deps.now ?? Date.now
+  const timeoutMs = deps.timeoutMs ?? 30_000
+  const leaseMs = deps.leaseMs ?? timeoutMs + 30_000
+  const concurrency = deps.concurrency ?? 64
+  const perWebhook = deps.perWebhook ?? 16
+  const random = deps.random ?? Math.random
+  const inFlight = new Map<number, { webhookId: string; done: Promise<void> }>()
   let timer: ReturnType<typeof setTimeout> | null = null
-  let running: Promise<void> | null = null
-  let stopped = false
+  let running: Promise<unknown> | null = null
+  let stopped = true
+  let lastDataVersion = -1
+  let lastFullPass = 0
 
-  /** One pass: due scheduled publishes. */
-  async function runOnce(at = now()) {
+  function busyWebhooks(): string[] {
+    const counts = new Map<string, number>()
+    for (const f of inFlight.values()) counts.set(f.webhookId, (counts.get(f.webhookId) ?? 0) + 1)
+    return [...counts].filter(([, n]) => n >= perWebhook).map(([id]) => id)
+  }
+
+  /** Sends one claimed row and records the attempt under its lease. */
+  async function send(row: OutboxRow): Promise<void> {
+    const log = deps.log.child({ component: 'delivery', eventId: row.eventId, webhookId: row.webhookId })
+    const webhook = deps.db.select().from(webhooks).where(eq(webhooks.id, row.webhookId)).get()
+    if (!webhook) return releaseLease(deps.db, row)
+    const startedAt = now()
+    const result = await deliverOnce(
+      { webhook, payload: row.payload, eventType: row.eventType, eventId: row.eventId },
+      { fetch: deps.fetch ?? fetch, timeoutMs, allowPrivateTargets: deps.allowPrivateTargets ?? false, lookup: deps.lookup, now },
+    )
+    const step = nextStep(row.attempts + 1, { statusCode: result.statusCode, refused: result.refused }, random())
+    const kept = completeAttempt(deps.db, row, result, step, startedAt)
+    const outcome = step.status === 'pending' ? 'retry' : step.status
+    const fields = { attempt: row.attempts + 1, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs, outcome }
+    if (!kept) log.warn(fields, 'lease lost before the attempt was recorded; another dispatcher owns the row')
+    else if (step.status === 'delivered') log.info(fields, 'webhook delivered')
+    else log.warn(fields, step.status === 'failed' ? 'webhook delivery failed for good' : 'webhook attempt failed, will retry')
+  }
+
+  function dispatch(rows: OutboxRow[]): Promise<void>[] {
+    return rows.map((row) => {
+      const done = send(row)
+        .catch((err) => deps.log.error({ err, eventId: row.eventId, webhookId: row.webhookId }, 'delivery crashed'))
+        .finally(() => inFlight.delete(row.seq))
+      inFlight.set(row.seq, { webhookId: row.webhookId, done })
+      return done
+    })
+  }
+
+  /** The bookkeeping part of a pass; returns the rows it claimed (their sends have started). */
+  function pass(at: number): Promise<void>[] {
     for (const item of runDueSchedules(deps.db, deps.metrics, at)) {
       deps.log.info({ documentId: item.id, status: item.status, reason: item.reason }, 'scheduled publish')
     }
+    runIndexJob(deps.db)
+    for (const teamId of emitDueSiteChanges(deps.db, { now: at, quietMs: deps.siteChangeQuietMs ?? 30_000, maxHoldMs: deps.siteChangeMaxHoldMs ?? 1_800_000 })) {
+      deps.log.info({ teamId }, 'site.changed emitted')
+    }
+    const rows = claimDue(deps.db, { now: at, leaseMs, limit: concurrency - inFlight.size, skipWebhooks: busyWebhooks() })
+    return dispatch(rows)
+  }
+
+  /** One pass at `at`, waiting for the sends it started. Returns how many rows it sent. */
+  async function runOnce(at = now()): Promise<number> {
+    const sends = pass(at)
+    await Promise.all(sends)
+    return sends.length
+  }
+
+  /** Passes until one finds nothing due (retries scheduled later are left for later). */
+  async function runUntilIdle(): Promise<void> {
+    while ((await runOnce()) > 0) {}
+  }
+
+  // Between full passes a cheap `PRAGMA data_version` check (it changes when another process
+  // commits) starts a pass as soon as the api writes, so publish-to-send latency is not a poll.
+  const wakeMs = Math.min(10, deps.pollMs)
+  function changedElsewhere(): boolean {
+    const v = (deps.db.$client.query('PRAGMA data_version').get() as { data_version: number }).data_version
+    const changed = v !== lastDataVersion
+    lastDataVersion = v
+    return changed
   }
 
   function tick() {
     if (stopped) return
-    running = runOnce()
+    const at = now()
+    const due = changedElsewhere() || at - lastFullPass >= deps.pollMs
+    running = (async () => {
+      if (!due) return
+      lastFullPass = at
+      const sends = pass(at)
+      // A full batch means more may be waiting: come back at once.
+      if (sends.length > 0 && inFlight.size < concurrency) lastFullPass = 0
+    })()
       .catch((err) => deps.log.error({ err }, 'dispatcher pass failed'))
       .finally(() => {
         running = null
-        if (!stopped) timer = setTimeout(tick, deps.pollMs)
+        if (!stopped) timer = setTimeout(tick, wakeMs)
       })
   }
 
   return {
     runOnce,
+    runUntilIdle,
+    /** Starts polling. */
     start() {
       stopped = false
       tick()
     },
-    /** Stops claiming new work and waits for the pass in flight. */
+    /** Stops claiming, then waits for the sends in flight (each bounded by the timeout). */
     async stop() {
       stopped = true
       if (timer) clearTimeout(timer)
       await running
+      await Promise.all([...inFlight.values()].map((f) => f.done))
     },
+    inFlight: () => inFlight.size,
   }
 }

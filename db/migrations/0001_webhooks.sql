@@ -1,0 +1,1 @@
+ALTER TABLE `outbox` ADD `trigger` text DEFAULT 'scheduled' NOT NULL;
