@@ -10,6 +10,8 @@ import { contentRoutes } from './content'
 import { versionRoutes } from './versions'
 import { publishRoutes } from './publish'
 import { opsRoutes } from './ops'
+import { webhookRoutes } from './webhooks'
+import { teamRoutes } from './teams'
 
 const json = (status: number, body: unknown, type = 'application/json') =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': `${type}; charset=utf-8` } })
@@ -65,6 +67,8 @@ export function createApp(deps: AppDeps) {
     .use(contentRoutes(deps))
     .use(versionRoutes(deps))
     .use(publishRoutes(deps))
+    .use(webhookRoutes(deps))
+    .use(teamRoutes(deps))
 }
 
 export type App = ReturnType<typeof createApp>

@@ -12,8 +12,8 @@ export type Provider = (typeof PROVIDERS)[number]
 /** spec.md "Webhook configuration": site.changed is never preselected. */
 export const DEFAULT_EVENTS: EventType[] = ['content.published', 'content.unpublished']
 
-const EventTypeSchema = t.Union(EVENT_TYPES.map((e) => t.Literal(e)))
-const ProviderSchema = t.Union(PROVIDERS.map((p) => t.Literal(p)))
+const EventTypeSchema = t.Union([t.Literal('content.published'), t.Literal('content.unpublished'), t.Literal('site.changed')])
+const ProviderSchema = t.Union([t.Literal('custom'), t.Literal('netlify'), t.Literal('vercel'), t.Literal('github')])
 
 /** Provider extras: a GitHub repository_dispatch needs a token and may name its `event_type`. */
 export const WebhookOptionsInput = t.Object(
