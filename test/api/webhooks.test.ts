@@ -141,10 +141,10 @@ test('a publish writes an outbox row; redeliver puts the same event back to pend
     documentId: 'pages/about', collection: 'pages', locales: ['en'], status: 'published', url: '/about', urls: { en: '/about' },
     previousUrls: [], scope: 'document',
   })
-  ctx.db.$client.query("UPDATE outbox SET status = 'failed', attempts = 3 WHERE event_id = ?").run(eventId)
+  ctx.db.$client.query("UPDATE outbox SET status = 'failed', attempts = 3 WHERE event_id = ? AND webhook_id = ?").run(eventId, hook.id)
   const again = await ctx.call('POST', `${base}/${hook.id}/deliveries/${eventId}/redeliver`, { token: TOKENS.webhooks })
   expect(again).toMatchObject({ status: 202, body: { eventId, eventType: 'content.published', status: 'pending' } })
-  expect(ctx.db.$client.query('SELECT status, attempts, trigger, payload FROM outbox WHERE event_id = ?').get(eventId)).toEqual({
+  expect(ctx.db.$client.query('SELECT status, attempts, trigger, payload FROM outbox WHERE event_id = ? AND webhook_id = ?').get(eventId, hook.id)).toEqual({
     status: 'pending', attempts: 0, trigger: 'manual', payload: row.payload,
   })
   expect((await ctx.call('POST', `${base}/${hook.id}/deliveries/nope/redeliver`, { token: TOKENS.webhooks })).status).toBe(404)
