@@ -55,7 +55,8 @@ test('exact headers and payload, signature valid for our verifier and @octokit/w
   const { rx, secret, spawn, publish } = await setup()
   spawn()
   await publish('pages/about', 'about')
-  const [req] = await waitFor(() => rx.requests.length > 0 && rx.requests, 10_000, 'delivery')
+  await waitFor(() => rx.requests.length > 0, 10_000, 'delivery')
+  const [req] = rx.requests
   const body = JSON.parse(req!.body)
   const pick = (h: Record<string, string>, keys: string[]) => Object.fromEntries(keys.map((k) => [k, h[k]]))
   expect(pick(req!.headers, ['content-type', 'user-agent', 'x-service-event', 'x-service-delivery'])).toEqual({
