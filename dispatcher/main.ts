@@ -9,10 +9,13 @@ import { loadConfig } from '../api/config'
 import { createLogger } from '../api/log'
 import { createMetrics } from '../api/metrics'
 import { createDispatcher } from './loop'
+import { isCompiled, waitForSchema } from './schema-wait'
 
 const config = loadConfig()
 const log = createLogger(config.logLevel, 'dispatcher')
-const db = openDb(config.databasePath)
+const compiled = isCompiled()
+const db = openDb(config.databasePath, { migrate: !compiled })
+if (compiled) await waitForSchema(db, log)
 const leaseMs = Number(process.env.DISPATCHER_LEASE_MS) || undefined
 const dispatcher = createDispatcher({
   db, log, metrics: createMetrics(), pollMs: config.dispatcherPollMs,
