@@ -170,6 +170,8 @@ export const outbox = sqliteTable(
   (t) => [
     uniqueIndex('outbox_event_webhook').on(t.eventId, t.webhookId),
     index('outbox_due').on(t.status, t.nextAttemptAt),
+    /** The claim reads the earliest due rows of each webhook: a short range scan per webhook. */
+    index('outbox_webhook_due').on(t.status, t.webhookId, t.nextAttemptAt, t.seq),
   ],
 )
 

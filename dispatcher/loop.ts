@@ -7,13 +7,12 @@
  * slow receiver never holds back the others (spec.md "Delivery rules" 2); a per-webhook cap
  * keeps a dead receiver from taking every slot.
  */
-import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client'
-import { webhooks, type OutboxRow } from '../db/schema'
+import type { OutboxRow, WebhookRow } from '../db/schema'
 import type { Logger } from '../api/log'
 import type { Metrics } from '../api/metrics'
 import { runDueSchedules } from '../api/publish/scheduled'
-import { claimDue, completeAttempt, releaseLease } from './claim'
+import { claimDue, completeAttempts, releaseLease, type Completion } from './claim'
 import { deliverOnce } from './deliver'
 import { nextStep } from './retry'
 import { emitDueSiteChanges, runIndexJob } from './site-changes'
@@ -54,24 +53,54 @@ export function createDispatcher(deps: DispatcherDeps) {
   let lastDataVersion = -1
   let lastFullPass = 0
 
-  function busyWebhooks(): string[] {
-    const counts = new Map<string, number>()
-    for (const f of inFlight.values()) counts.set(f.webhookId, (counts.get(f.webhookId) ?? 0) + 1)
-    return [...counts].filter(([, n]) => n >= perWebhook).map(([id]) => id)
+  function inFlightByWebhook(): Record<string, number> {
+    const counts: Record<string, number> = {}
+    for (const f of inFlight.values()) counts[f.webhookId] = (counts[f.webhookId] ?? 0) + 1
+    return counts
   }
+
+  // Attempts finishing in the same event-loop turn are recorded in one transaction.
+  const toRecord: { c: Completion; resolve: (kept: boolean) => void }[] = []
+  let flushQueued = false
+  function record(c: Completion): Promise<boolean> {
+    return new Promise((resolve) => {
+      toRecord.push({ c, resolve })
+      if (!flushQueued) {
+        flushQueued = true
+        setImmediate(flush)
+      }
+    })
+  }
+  function flush() {
+    flushQueued = false
+    const batch = toRecord.splice(0)
+    let kept: boolean[]
+    try {
+      kept = completeAttempts(deps.db, batch.map((b) => b.c))
+    } catch (err) {
+      // Nothing recorded: the leases expire and the rows are sent again (at least once).
+      deps.log.error({ err }, 'recording attempts failed')
+      kept = batch.map(() => false)
+    }
+    batch.forEach((b, i) => b.resolve(kept[i]!))
+  }
+
+  // A cached prepared statement: this runs once per send.
+  const webhookStmt = deps.db.$client.query('SELECT provider, target, secret, options FROM webhooks WHERE id = ?')
 
   /** Sends one claimed row and records the attempt under its lease. */
   async function send(row: OutboxRow): Promise<void> {
     const log = deps.log.child({ component: 'delivery', eventId: row.eventId, webhookId: row.webhookId })
-    const webhook = deps.db.select().from(webhooks).where(eq(webhooks.id, row.webhookId)).get()
-    if (!webhook) return releaseLease(deps.db, row)
+    const found = webhookStmt.get(row.webhookId) as { provider: WebhookRow['provider']; target: string; secret: string; options: string } | null
+    if (!found) return releaseLease(deps.db, row)
+    const webhook = { ...found, options: JSON.parse(found.options) as Record<string, unknown> }
     const startedAt = now()
     const result = await deliverOnce(
       { webhook, payload: row.payload, eventType: row.eventType, eventId: row.eventId },
       { fetch: deps.fetch ?? fetch, timeoutMs, allowPrivateTargets: deps.allowPrivateTargets ?? false, lookup: deps.lookup, now },
     )
     const step = nextStep(row.attempts + 1, { statusCode: result.statusCode, refused: result.refused }, random())
-    const kept = completeAttempt(deps.db, row, result, step, startedAt)
+    const kept = await record({ row, result, step, startedAt })
     const outcome = step.status === 'pending' ? 'retry' : step.status
     const fields = { attempt: row.attempts + 1, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs, outcome }
     if (!kept) log.warn(fields, 'lease lost before the attempt was recorded; another dispatcher owns the row')
@@ -83,9 +112,37 @@ export function createDispatcher(deps: DispatcherDeps) {
     return rows.map((row) => {
       const done = send(row)
         .catch((err) => deps.log.error({ err, eventId: row.eventId, webhookId: row.webhookId }, 'delivery crashed'))
-        .finally(() => inFlight.delete(row.seq))
+        .finally(() => {
+          inFlight.delete(row.seq)
+          refill()
+        })
       inFlight.set(row.seq, { webhookId: row.webhookId, done })
       return done
+    })
+  }
+
+  function claimAndSend(at: number): Promise<void>[] {
+    const limit = concurrency - inFlight.size
+    const rows = claimDue(deps.db, { now: at, leaseMs, limit, perWebhook, inFlight: inFlightByWebhook() })
+    moreMaybeDue = rows.length > 0
+    return dispatch(rows)
+  }
+
+  // While started, a freed slot is refilled at once (not at the next poll) as long as the last
+  // claim found work (more may be due): a backlog drains at the receivers' pace.
+  let refillQueued = false
+  let moreMaybeDue = false
+  function refill() {
+    if (stopped || refillQueued || !moreMaybeDue) return
+    refillQueued = true
+    setImmediate(() => {
+      refillQueued = false
+      if (stopped) return
+      try {
+        claimAndSend(now())
+      } catch (err) {
+        deps.log.error({ err }, 'claim failed')
+      }
     })
   }
 
@@ -98,8 +155,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     for (const teamId of emitDueSiteChanges(deps.db, { now: at, quietMs: deps.siteChangeQuietMs ?? 30_000, maxHoldMs: deps.siteChangeMaxHoldMs ?? 1_800_000 })) {
       deps.log.info({ teamId }, 'site.changed emitted')
     }
-    const rows = claimDue(deps.db, { now: at, leaseMs, limit: concurrency - inFlight.size, skipWebhooks: busyWebhooks() })
-    return dispatch(rows)
+    return claimAndSend(at)
   }
 
   /** One pass at `at`, waiting for the sends it started. Returns how many rows it sent. */
@@ -131,9 +187,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     running = (async () => {
       if (!due) return
       lastFullPass = at
-      const sends = pass(at)
-      // A full batch means more may be waiting: come back at once.
-      if (sends.length > 0 && inFlight.size < concurrency) lastFullPass = 0
+      pass(at)
     })()
       .catch((err) => deps.log.error({ err }, 'dispatcher pass failed'))
       .finally(() => {
