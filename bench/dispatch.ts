@@ -5,7 +5,7 @@
  *    the ratio's goal is >= 0.7;
  * 2. publish-to-receipt latency p50/p99 through the api (goal p99 < 100 ms), with the
  *    dispatcher at its default poll interval (it wakes on `PRAGMA data_version`).
- *   bun bench/dispatch.ts [deliveries=2000] [publishes=200]
+ *   bun bench/dispatch.ts [deliveries=2000] [publishes=200] [inFlightPerWebhook=16] [receiverMs=0]
  */
 import { join } from 'node:path'
 import { rmSync } from 'node:fs'
@@ -21,7 +21,10 @@ import { makeTestDir, testSeed, TEAM, TOKENS } from '../test/helpers'
 
 const N = Number(process.argv[2] ?? 2000)
 const PUBLISHES = Number(process.argv[3] ?? 200)
-const PER_WEBHOOK = 16 // the dispatcher's per-webhook in-flight cap; the bare loop gets the same
+// The dispatcher's per-webhook in-flight cap (DISPATCHER_PER_WEBHOOK, default 16); the bare loop gets the same.
+const PER_WEBHOOK = Number(process.argv[4] ?? 16)
+// Receiver think time per request: 0 is a no-op receiver (pure overhead); real receivers take ms.
+const RECEIVER_MS = Number(process.argv[5] ?? 0)
 const root = new URL('..', import.meta.url).pathname
 const dir = makeTestDir('content-bench-')
 const path = join(dir, 'content.db')
@@ -34,6 +37,7 @@ const server = Bun.serve({
   port: 0, hostname: '127.0.0.1',
   async fetch(req) {
     received.push({ at: performance.now() + performance.timeOrigin, body: await req.text() })
+    if (RECEIVER_MS > 0) await Bun.sleep(RECEIVER_MS)
     return new Response('ok')
   },
 })
@@ -44,9 +48,9 @@ const call = async (method: string, url: string, body: unknown) => {
 }
 await call('POST', `/teams/${TEAM}/webhooks`, { label: 'bench', provider: 'custom', target })
 
-const dispatcher = Bun.spawn(['bun', 'dispatcher/main.ts'], {
+const dispatcher = Bun.spawn(['bun', ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []), 'dispatcher/main.ts'], {
   cwd: root, stdout: 'ignore', stderr: 'inherit',
-  env: { ...process.env, DATABASE_PATH: path, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+  env: { ...process.env, DATABASE_PATH: path, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', DISPATCHER_PER_WEBHOOK: String(PER_WEBHOOK), DISPATCHER_CONCURRENCY: String(Math.max(64, PER_WEBHOOK)) },
 })
 const until = async (check: () => boolean, ms = 120_000) => {
   const end = Date.now() + ms
@@ -89,7 +93,7 @@ try {
   latencies.sort((a, b) => a - b)
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!
   const f = (x: number) => x.toFixed(1)
-  console.log(`signed deliveries from the outbox:  ${f(dispatchRate)}/s  (${N} events, real dispatcher process, ${PER_WEBHOOK} in flight per webhook)`)
+  console.log(`signed deliveries from the outbox:  ${f(dispatchRate)}/s  (${N} events, real dispatcher process, ${PER_WEBHOOK} in flight per webhook, receiver ${RECEIVER_MS} ms)`)
   console.log(`bare fetch POST loop, same receiver: ${f(bareRate)}/s  (${PER_WEBHOOK} in flight)`)
   console.log(`ratio dispatcher / bare loop:        ${(dispatchRate / bareRate).toFixed(2)}  (goal >= 0.7)`)
   console.log(`publish-to-receipt latency:          p50 ${f(pct(50))} ms, p99 ${f(pct(99))} ms over ${PUBLISHES} publishes (goal p99 < 100 ms)`)

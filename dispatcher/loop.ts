@@ -124,16 +124,14 @@ export function createDispatcher(deps: DispatcherDeps) {
   function claimAndSend(at: number): Promise<void>[] {
     const limit = concurrency - inFlight.size
     const rows = claimDue(deps.db, { now: at, leaseMs, limit, perWebhook, inFlight: inFlightByWebhook() })
-    moreMaybeDue = rows.length > 0
     return dispatch(rows)
   }
 
-  // While started, a freed slot is refilled at once (not at the next poll) as long as the last
-  // claim found work (more may be due): a backlog drains at the receivers' pace.
+  // While started, freed slots are refilled at once (one cheap claim per event-loop turn, not
+  // at the next poll): a backlog drains at the receivers' pace.
   let refillQueued = false
-  let moreMaybeDue = false
   function refill() {
-    if (stopped || refillQueued || !moreMaybeDue) return
+    if (stopped || refillQueued) return
     refillQueued = true
     setImmediate(() => {
       refillQueued = false

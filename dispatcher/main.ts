@@ -16,11 +16,14 @@ const log = createLogger(config.logLevel, 'dispatcher')
 const compiled = isCompiled()
 const db = openDb(config.databasePath, { migrate: !compiled })
 if (compiled) await waitForSchema(db, log)
-const leaseMs = Number(process.env.DISPATCHER_LEASE_MS) || undefined
+// Knobs beyond api/config.ts, read only here (README "Webhooks"): lease length and send concurrency.
+const optional = (name: string) => Number(process.env[name]) || undefined
+const leaseMs = optional('DISPATCHER_LEASE_MS')
 const dispatcher = createDispatcher({
   db, log, metrics: createMetrics(), pollMs: config.dispatcherPollMs,
   timeoutMs: config.webhookTimeoutMs, allowPrivateTargets: config.allowPrivateTargets,
   siteChangeQuietMs: config.siteChangeQuietMs, siteChangeMaxHoldMs: config.siteChangeMaxHoldMs, leaseMs,
+  concurrency: optional('DISPATCHER_CONCURRENCY'), perWebhook: optional('DISPATCHER_PER_WEBHOOK'),
 })
 dispatcher.start()
 log.info({ databasePath: config.databasePath, pollMs: config.dispatcherPollMs, allowPrivateTargets: config.allowPrivateTargets }, 'dispatcher started')
