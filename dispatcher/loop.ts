@@ -48,7 +48,6 @@ export function createDispatcher(deps: DispatcherDeps) {
   const random = deps.random ?? Math.random
   const inFlight = new Map<number, { webhookId: string; done: Promise<void> }>()
   let timer: ReturnType<typeof setTimeout> | null = null
-  let running: Promise<unknown> | null = null
   let stopped = true
   let lastDataVersion = -1
   let lastFullPass = 0
@@ -168,11 +167,13 @@ export function createDispatcher(deps: DispatcherDeps) {
     while ((await runOnce()) > 0) {}
   }
 
-  // Between full passes a cheap `PRAGMA data_version` check (it changes when another process
-  // commits) starts a pass as soon as the api writes, so publish-to-send latency is not a poll.
+  // Between full passes (every pollMs) a cheap `PRAGMA data_version` check (it changes when
+  // another process commits) claims new outbox rows as soon as the api writes them, so
+  // publish-to-send latency is not a poll. Schedules and site changes wait for the full pass.
   const wakeMs = Math.min(10, deps.pollMs)
+  const dataVersion = deps.db.$client.query('PRAGMA data_version')
   function changedElsewhere(): boolean {
-    const v = (deps.db.$client.query('PRAGMA data_version').get() as { data_version: number }).data_version
+    const v = (dataVersion.get() as { data_version: number }).data_version
     const changed = v !== lastDataVersion
     lastDataVersion = v
     return changed
@@ -180,18 +181,19 @@ export function createDispatcher(deps: DispatcherDeps) {
 
   function tick() {
     if (stopped) return
-    const at = now()
-    const due = changedElsewhere() || at - lastFullPass >= deps.pollMs
-    running = (async () => {
-      if (!due) return
-      lastFullPass = at
-      pass(at)
-    })()
-      .catch((err) => deps.log.error({ err }, 'dispatcher pass failed'))
-      .finally(() => {
-        running = null
-        if (!stopped) timer = setTimeout(tick, wakeMs)
-      })
+    try {
+      const at = now()
+      const changed = changedElsewhere()
+      if (at - lastFullPass >= deps.pollMs) {
+        lastFullPass = at
+        pass(at)
+      } else if (changed) {
+        claimAndSend(at)
+      }
+    } catch (err) {
+      deps.log.error({ err }, 'dispatcher pass failed')
+    }
+    if (!stopped) timer = setTimeout(tick, wakeMs)
   }
 
   return {
@@ -206,7 +208,6 @@ export function createDispatcher(deps: DispatcherDeps) {
     async stop() {
       stopped = true
       if (timer) clearTimeout(timer)
-      await running
       await Promise.all([...inFlight.values()].map((f) => f.done))
     },
     inFlight: () => inFlight.size,
