@@ -5,6 +5,7 @@ import { startReceiver, type TestReceiver } from '../receiver'
 import { createDispatcher } from '../../dispatcher/loop'
 import { claimDue, completeAttempt } from '../../dispatcher/claim'
 import { createLogger } from '../../api/log'
+import pino from 'pino'
 import { verifySignature } from '../../receiver'
 
 let ctx: TestContext
@@ -169,4 +170,26 @@ test('a slow receiver does not hold back another webhook', async () => {
   } finally {
     slow.stop()
   }
+})
+
+test('log lines carry eventId and webhookId, never the secret, signature or a provider token', async () => {
+  const lines: string[] = []
+  const log = pino({ level: 'info', base: { component: 'dispatcher' } }, { write: (l: string) => void lines.push(l) })
+  rx.answers = [{ status: 500 }, { status: 200 }]
+  await ctx.call('POST', `/teams/${TEAM}/webhooks`, {
+    token: TOKENS.webhooks, body: { label: 'gh', provider: 'github', target: 'https://api.github.com/repos/a/b/dispatches', options: { token: 'ghp_never_logged' } },
+  })
+  await publish(page('pages/a', 'pages/home', { en: { title: 'A', slug: 'a' } }))
+  // GitHub itself is never called from tests: its requests are answered here.
+  const stubGithub = (async (url: string | URL | Request, init?: RequestInit) =>
+    String(url).startsWith('https://api.github.com/') ? new Response(null, { status: 204 }) : fetch(url, init)) as typeof fetch
+  const d = dispatcher({ log, fetch: stubGithub })
+  await d.runOnce(clock)
+  await d.runOnce(clock + 2000)
+  const text = lines.join('')
+  const signature = rx.requests[0]!.headers['x-service-signature']!
+  expect(text).toContain('"eventId"')
+  expect(text).toContain('"webhookId"')
+  expect(text).toContain('"component":"delivery"')
+  for (const secret of [hook.secret, signature, signature.slice(7), 'ghp_never_logged']) expect(text).not.toContain(secret)
 })

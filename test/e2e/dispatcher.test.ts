@@ -175,3 +175,14 @@ test('a receiver that is down does not slow publishing', async () => {
   latencies.sort((a, b) => a - b)
   expect(latencies[latencies.length - 1]!).toBeLessThan(250)
 })
+
+test('SIGTERM waits for the send in flight and records it before exiting', async () => {
+  const { ctx, rx, spawn, publish, attempts } = await setup({ answers: [{ status: 200, delayMs: 700 }], env: { WEBHOOK_TIMEOUT_MS: '5000' } })
+  const p = spawn()
+  await publish('pages/term')
+  await waitFor(() => rx.requests.length > 0, 10_000, 'request in flight')
+  p.kill('SIGTERM')
+  expect(await p.exited).toBe(0)
+  expect(attempts()).toEqual([{ attempt: 1, statusCode: 200, error: null }])
+  expect(ctx.db.$client.query('SELECT status, lease_token AS lease FROM outbox').all()).toEqual([{ status: 'delivered', lease: null }])
+})
