@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { webhooks, type WebhookRow } from '../../db/schema'
+import { deliveryAttempts, webhooks, type WebhookRow } from '../../db/schema'
 import { checkTargetSyntax } from '../../dispatcher/ssrf'
 import { GITHUB_DISPATCH } from '../../dispatcher/providers'
 import { badRequest, notFound } from '../errors'
@@ -85,8 +85,11 @@ export function updateWebhook(db: Db, teamId: string, id: string, input: Webhook
   return newSecret ? { ...toRecord(next), secret: newSecret } : toRecord(next)
 }
 
-/** Deletes a webhook; its pending outbox rows go with it (foreign key cascade). */
+/** Deletes a webhook; its outbox rows go with it (foreign key cascade), and its attempt log. */
 export function deleteWebhook(db: Db, teamId: string, id: string): void {
   getWebhookRow(db, teamId, id)
-  db.delete(webhooks).where(eq(webhooks.id, id)).run()
+  db.transaction((tx) => {
+    tx.delete(webhooks).where(eq(webhooks.id, id)).run()
+    tx.delete(deliveryAttempts).where(eq(deliveryAttempts.webhookId, id)).run()
+  }, { behavior: 'immediate' })
 }

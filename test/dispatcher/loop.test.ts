@@ -193,3 +193,17 @@ test('log lines carry eventId and webhookId, never the secret, signature or a pr
   expect(text).toContain('"component":"delivery"')
   for (const secret of [hook.secret, signature, signature.slice(7), 'ghp_never_logged']) expect(text).not.toContain(secret)
 })
+
+test('a scheduled publish is reported with userId null', async () => {
+  await publish(page('pages/s', 'pages/home', { en: { title: 'S', slug: 's' } }))
+  await dispatcher().runOnce(clock)
+  rx.requests.length = 0
+  await ctx.call('POST', `/content/${TEAM}`, { body: page('pages/s/draft', 'pages/home', { en: { title: 'S2', slug: 's2' } }) })
+  const at = new Date(clock + 60_000).toISOString()
+  expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/s', publishAt: at } })).status).toBe(201)
+  await dispatcher().runOnce(clock + 60_000)
+  await dispatcher().runOnce(clock + 60_000)
+  expect(payloads().map(({ eventType, userId, documentId, urls, previousUrls }) => ({ eventType, userId, documentId, urls, previousUrls }))).toEqual([
+    { eventType: 'content.published', userId: null, documentId: 'pages/s', urls: { en: '/s2' }, previousUrls: ['/s'] },
+  ])
+})
