@@ -143,15 +143,27 @@ export function createDispatcher(deps: DispatcherDeps) {
     })
   }
 
-  /** The bookkeeping part of a pass; returns the rows it claimed (their sends have started). */
+  /** Runs one bookkeeping step; a failing step is logged and never keeps deliveries from going out. */
+  function safely(step: string, fn: () => void) {
+    try {
+      fn()
+    } catch (err) {
+      deps.log.error({ err, step }, 'dispatcher step failed')
+    }
+  }
+
+  /** A full pass: bookkeeping, then claims; returns the sends it started. */
   function pass(at: number): Promise<void>[] {
-    for (const item of runDueSchedules(deps.db, deps.metrics, at)) {
-      deps.log.info({ documentId: item.id, status: item.status, reason: item.reason }, 'scheduled publish')
-    }
-    runIndexJob(deps.db)
-    for (const teamId of emitDueSiteChanges(deps.db, { now: at, quietMs: deps.siteChangeQuietMs ?? 30_000, maxHoldMs: deps.siteChangeMaxHoldMs ?? 1_800_000 })) {
-      deps.log.info({ teamId }, 'site.changed emitted')
-    }
+    safely('scheduled publishes', () => {
+      for (const item of runDueSchedules(deps.db, deps.metrics, at)) {
+        deps.log.info({ documentId: item.id, status: item.status, reason: item.reason }, 'scheduled publish')
+      }
+    })
+    safely('index job', () => runIndexJob(deps.db))
+    safely('site changes', () => {
+      const rules = { now: at, quietMs: deps.siteChangeQuietMs ?? 30_000, maxHoldMs: deps.siteChangeMaxHoldMs ?? 1_800_000 }
+      for (const teamId of emitDueSiteChanges(deps.db, rules)) deps.log.info({ teamId }, 'site.changed emitted')
+    })
     return claimAndSend(at)
   }
 
