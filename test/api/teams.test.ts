@@ -33,3 +33,12 @@ test('each visible change records one site change with its status', async () => 
   const s = (status: string) => ({ status, userId: 'u-editor' })
   expect(changes()).toEqual([s('locales'), s('localization'), s('template'), s('index'), s('index')])
 })
+
+test('the CLI push command deploys the index and records an `index` site change by user cli', async () => {
+  const file = `${ctx.dir}/index.json`
+  await Bun.write(file, JSON.stringify({ fields: ['title'] }))
+  const p = Bun.spawn(['bun', 'cli/main.ts', 'push-index', file, TEAM], { cwd: new URL('../..', import.meta.url).pathname, env: { ...process.env, DATABASE_PATH: ctx.path }, stdout: 'pipe', stderr: 'pipe' })
+  expect(await p.exited).toBe(0)
+  expect(JSON.parse(await new Response(p.stdout).text())).toMatchObject({ ok: true, indexGeneration: 3 })
+  expect(changes().at(-1)).toEqual({ status: 'index', userId: 'cli' })
+})
