@@ -7,6 +7,8 @@ import { verify } from '@octokit/webhooks-methods'
 import { createTestContext, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { startReceiver, type Answer, type TestReceiver } from '../receiver'
 import { verifySignature } from '../../receiver'
+import { hostname } from 'node:os'
+import { blockedAddressReason, systemLookup } from '../../dispatcher/ssrf'
 
 const root = new URL('../..', import.meta.url).pathname
 const cleanup: (() => void | Promise<void>)[] = []
@@ -156,6 +158,18 @@ test('SSRF: a target resolving to 127.0.0.1 is refused at send time when private
   await Bun.sleep(1500)
   expect(attempts()).toEqual([{ attempt: 1, statusCode: null, error: expect.stringMatching(/^refused: .*public address \(loopback\)/) }])
   expect(ctx.db.$client.query('SELECT status FROM outbox').all()).toEqual([{ status: 'failed' }])
+  expect(rx.requests).toHaveLength(0)
+})
+
+test('SSRF: a host NAME resolving to a private address is refused after the DNS lookup', async () => {
+  const addresses = await systemLookup(hostname()).catch(() => [] as string[])
+  if (addresses.length === 0 || addresses.some((a) => !blockedAddressReason(a))) return // needs a host name that resolves privately
+  const { ctx, rx, hookId, spawn, publish, attempts } = await setup({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' } })
+  ctx.db.$client.query('UPDATE webhooks SET target = ? WHERE id = ?').run(`https://${hostname()}:${rx.port}/hook`, hookId)
+  spawn()
+  await publish('pages/ssrf-dns')
+  await waitFor(() => (attempts() as unknown[]).length > 0, 10_000, 'refused attempt')
+  expect(attempts()).toEqual([{ attempt: 1, statusCode: null, error: expect.stringMatching(/^refused: target resolves to a non-public address/) }])
   expect(rx.requests).toHaveLength(0)
 })
 
