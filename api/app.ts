@@ -14,6 +14,8 @@ import { opsRoutes } from './ops'
 import { restoreRoutes } from './restore'
 import { snapshotRoutes } from './snapshots'
 import { historyRoutes } from './history'
+import { webhookRoutes } from './webhooks'
+import { teamRoutes } from './teams'
 
 /** Routes that need no bearer token. */
 const PUBLIC_PATHS = /^\/(health|metrics|swagger)(\/|$)/
@@ -85,6 +87,8 @@ export function createApp(deps: AppDeps) {
     .use(restoreRoutes(deps))
     .use(snapshotRoutes(deps))
     .use(historyRoutes(deps))
+    .use(webhookRoutes(deps))
+    .use(teamRoutes(deps))
 }
 
 export type App = ReturnType<typeof createApp>

@@ -168,12 +168,16 @@ export const outbox = sqliteTable(
     nextAttemptAt: integer('next_attempt_at').notNull(),
     leaseToken: text('lease_token'),
     leaseExpiresAt: integer('lease_expires_at'),
+    /** `manual` after a redeliver request, so its attempts are logged as such. */
+    trigger: text('trigger', { enum: ['scheduled', 'manual', 'test'] }).notNull().default('scheduled'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [
     uniqueIndex('outbox_event_webhook').on(t.eventId, t.webhookId),
     index('outbox_due').on(t.status, t.nextAttemptAt),
+    /** The claim reads the earliest due rows of each webhook: a short range scan per webhook. */
+    index('outbox_webhook_due').on(t.status, t.webhookId, t.nextAttemptAt, t.seq),
   ],
 )
 

@@ -1,19 +1,38 @@
-/** The dispatcher process: open the shared database, run the loop, stop cleanly on signals. */
+/**
+ * The dispatcher process: open the shared database, run the loop, stop cleanly on signals.
+ * SIGTERM/SIGINT stop claiming and wait for the sends in flight (each bounded by
+ * WEBHOOK_TIMEOUT_MS), so a systemd stop loses nothing; a kill -9 loses nothing either, since
+ * the claimed rows come back when their lease expires.
+ */
 import { openDb } from '../db/client'
 import { loadConfig } from '../api/config'
 import { createLogger } from '../api/log'
 import { createMetrics } from '../api/metrics'
 import { createDispatcher } from './loop'
+import { isCompiled, waitForSchema } from './schema-wait'
 
 const config = loadConfig()
 const log = createLogger(config.logLevel, 'dispatcher')
-const db = openDb(config.databasePath)
-const dispatcher = createDispatcher({ db, log, metrics: createMetrics(), pollMs: config.dispatcherPollMs })
+const compiled = isCompiled()
+const db = openDb(config.databasePath, { migrate: !compiled })
+if (compiled) await waitForSchema(db, log)
+// Knobs beyond api/config.ts, read only here (README "Webhooks"): lease length and send concurrency.
+const optional = (name: string) => Number(process.env[name]) || undefined
+const leaseMs = optional('DISPATCHER_LEASE_MS')
+const dispatcher = createDispatcher({
+  db, log, metrics: createMetrics(), pollMs: config.dispatcherPollMs,
+  timeoutMs: config.webhookTimeoutMs, allowPrivateTargets: config.allowPrivateTargets,
+  siteChangeQuietMs: config.siteChangeQuietMs, siteChangeMaxHoldMs: config.siteChangeMaxHoldMs, leaseMs,
+  concurrency: optional('DISPATCHER_CONCURRENCY'), perWebhook: optional('DISPATCHER_PER_WEBHOOK'),
+})
 dispatcher.start()
-log.info({ databasePath: config.databasePath, pollMs: config.dispatcherPollMs }, 'dispatcher started')
+log.info({ databasePath: config.databasePath, pollMs: config.dispatcherPollMs, allowPrivateTargets: config.allowPrivateTargets }, 'dispatcher started')
 
+let stopping = false
 const stop = async (signal: string) => {
-  log.info({ signal }, 'dispatcher stopping')
+  if (stopping) return
+  stopping = true
+  log.info({ signal, inFlight: dispatcher.inFlight() }, 'dispatcher stopping')
   await dispatcher.stop()
   db.$client.close()
   process.exit(0)

@@ -13,6 +13,7 @@ import { appendActivity, type ActivityEntry } from './activity'
 import { asDocument, changedLocales, dirtyLocales, fieldsChanged, PROTECTED_FIELDS, stripStamp } from './document'
 import { isValidCanonicalId, MAX_ID_LENGTH, parseId } from './ids'
 import { Document, DocumentInput } from './model'
+import { recordChangedInPlace } from '../webhooks/events'
 
 /** A stored row as served: the body plus `@metadata` (collection, change vector, flags). */
 export function present(row: DocumentRow): Record<string, unknown> {
@@ -86,6 +87,7 @@ export function writeDocument(
           deletedAt: kind === 'canonical' ? null : undefined,
         })
         appendActivity(tx, teamId, canonicalId, editEntries(before && asDocument(before.body), asDocument(body), userId))
+        if (kind === 'canonical') recordChangedInPlace(tx, { teamId, before: canonical, after: row, userId })
         return row
       },
       { behavior: 'immediate' },

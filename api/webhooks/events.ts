@@ -1,10 +1,14 @@
 /**
- * Builds webhook events and writes them to the outbox inside the caller's transaction.
- * Placeholder until the webhooks issue: publishing calls it so the event lands atomically
- * with the change once webhooks exist.
+ * Builds webhook events and writes them to the outbox inside the caller's transaction
+ * (style.md "Outbox and leases"): an event exists exactly when its change does.
+ * The payload is serialised once, so every retry sends identical bytes with the same eventId.
  */
-import type { Tx } from '../../db/client'
-import type { DocumentRow } from '../../db/schema'
+import { and, eq, inArray, isNull } from 'drizzle-orm'
+import type { Conn, Tx } from '../../db/client'
+import { contentTypes, documents, outbox, siteChanges, webhooks, type DocumentRow } from '../../db/schema'
+import { getContentType, getTeam } from '../teams/service'
+import type { EventPayload, EventType } from './model'
+import { computeUrls, toPageNode, type PageNode } from './urls'
 
 export interface PublishedChange {
   teamId: string
@@ -14,7 +18,14 @@ export interface PublishedChange {
   locales: string[]
 }
 
-export function recordPublished(_tx: Tx, _change: PublishedChange): void {}
+/** spec.md "Events": a publish (UI, assistant, scheduled, CLI) sends `content.published`. */
+export function recordPublished(tx: Tx, change: PublishedChange): void {
+  const before = change.before?.published && !change.before.deletedAt ? change.before : null
+  documentEvent(tx, {
+    eventType: 'content.published', status: 'published', teamId: change.teamId, userId: change.userId,
+    row: change.after, before, after: change.after, locales: change.locales,
+  })
+}
 
 export interface UnpublishedChange {
   teamId: string
@@ -23,4 +34,113 @@ export interface UnpublishedChange {
   userId: string | null
 }
 
-export function recordUnpublished(_tx: Tx, _change: UnpublishedChange): void {}
+/** spec.md "Events": archiving or deleting a published document sends `content.unpublished`. */
+export function recordUnpublished(tx: Tx, change: UnpublishedChange): void {
+  documentEvent(tx, {
+    eventType: 'content.unpublished', status: change.status, teamId: change.teamId, userId: change.userId,
+    row: change.before, before: change.before, after: null, locales: [],
+  })
+}
+
+/**
+ * spec.md "Events": a published page changed in place without a publish (a canonical written
+ * by `POST /content`, e.g. a new slug or parent) also sends `content.published`. Nothing is
+ * sent when the live content did not change.
+ */
+export function recordChangedInPlace(tx: Tx, change: { teamId: string; before: DocumentRow | null; after: DocumentRow; userId: string }): void {
+  const { before, after } = change
+  if (!before?.published || before.deletedAt || !after.published) return
+  const b = before.body as { fields?: unknown; locales?: Record<string, unknown> }
+  const a = after.body as { fields?: unknown; locales?: Record<string, unknown> }
+  const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y)
+  const all = [...new Set([...Object.keys(b.locales ?? {}), ...Object.keys(a.locales ?? {})])]
+  const changed = all.filter((l) => !same(b.locales?.[l], a.locales?.[l]))
+  if (changed.length === 0 && same(b.fields, a.fields)) return
+  // A change of non-localizable fields touches every locale the document is served in.
+  const locales = changed.length > 0 ? changed : Object.keys(a.locales ?? {})
+  documentEvent(tx, { eventType: 'content.published', status: 'published', teamId: change.teamId, userId: change.userId, row: after, before, after, locales: locales.sort() })
+}
+
+interface DocumentEvent {
+  eventType: EventType
+  status: EventPayload['status']
+  teamId: string
+  userId: string | null
+  row: DocumentRow
+  before: DocumentRow | null
+  after: DocumentRow | null
+  locales: string[]
+}
+
+function documentEvent(tx: Tx, e: DocumentEvent): void {
+  // Cheap exit first: no subscribed webhook, no URL work.
+  if (subscribedWebhooks(tx, e.teamId, e.eventType).length === 0) return
+  const team = getTeam(tx, e.teamId)
+  if (!team) return
+  const type = getContentType(tx, e.teamId, String(e.row.body.contentType))
+  const urls = computeUrls({
+    documentId: e.row.id,
+    urlsEnabled: type?.urls ?? false,
+    locales: team.locales,
+    defaultLocale: team.defaultLocale,
+    before: e.before && toPageNode(e.row.id, e.before.body, true),
+    after: e.after && toPageNode(e.row.id, e.after.body, true),
+    others: type?.urls ? loadPages(tx, e.teamId, e.row.id) : new Map(),
+  })
+  enqueueEvent(tx, {
+    v: 2, eventType: e.eventType, eventId: crypto.randomUUID(), occurredAt: new Date().toISOString(),
+    teamId: e.teamId, workspaceId: team.workspaceId, userId: e.userId, documentId: e.row.id,
+    collection: e.row.collection, locales: e.locales, status: e.status, ...urls,
+  })
+}
+
+/** Every other live canonical of the team whose content type has URLs: the page tree. */
+function loadPages(conn: Conn, teamId: string, exceptId: string): Map<string, PageNode> {
+  const collections = conn
+    .select({ collection: contentTypes.collection })
+    .from(contentTypes)
+    .where(and(eq(contentTypes.teamId, teamId), eq(contentTypes.urls, true)))
+    .all()
+    .map((r) => r.collection)
+  const rows = conn
+    .select({ id: documents.id, body: documents.body, published: documents.published })
+    .from(documents)
+    .where(and(eq(documents.teamId, teamId), eq(documents.kind, 'canonical'), isNull(documents.deletedAt), inArray(documents.collection, collections)))
+    .all()
+  const map = new Map<string, PageNode>()
+  for (const r of rows) if (r.id !== exceptId) map.set(r.id, toPageNode(r.id, r.body, r.published))
+  return map
+}
+
+function subscribedWebhooks(conn: Conn, teamId: string, eventType: EventType) {
+  return conn
+    .select({ id: webhooks.id, events: webhooks.events })
+    .from(webhooks)
+    .where(eq(webhooks.teamId, teamId))
+    .all()
+    .filter((w) => w.events.includes(eventType))
+}
+
+/** Inserts one outbox row per subscribed webhook, all carrying the same serialised bytes. */
+export function enqueueEvent(conn: Conn, payload: EventPayload, at = Date.now()): number {
+  const targets = subscribedWebhooks(conn, payload.teamId, payload.eventType)
+  if (targets.length === 0) return 0
+  const bytes = JSON.stringify(payload)
+  conn
+    .insert(outbox)
+    .values(targets.map((w) => ({
+      eventId: payload.eventId, webhookId: w.id, teamId: payload.teamId, eventType: payload.eventType,
+      payload: bytes, nextAttemptAt: at, createdAt: at, updatedAt: at,
+    })))
+    .onConflictDoNothing()
+    .run()
+  return targets.length
+}
+
+/**
+ * spec.md "Rules for site.changed": a team setting the site can see changed. Only a row is
+ * written here; the dispatcher coalesces the rows of a team into one `site.changed`.
+ */
+export function recordSiteChange(tx: Tx, change: { teamId: string; status: 'template' | 'localization' | 'locales' | 'index'; userId: string | null }, at = Date.now()): void {
+  tx.insert(siteChanges).values({ teamId: change.teamId, status: change.status, userId: change.userId, occurredAt: at }).run()
+}

@@ -1,0 +1,85 @@
+/**
+ * Team settings of contract.md "Team settings": each change the site can see writes a
+ * site_changes row in the same transaction; the dispatcher coalesces them into site.changed.
+ * A PUT that changes nothing records nothing.
+ */
+import { and, eq, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { contentTypes, teams } from '../../db/schema'
+import { badRequest, notFound } from '../errors'
+import { recordSiteChange } from '../webhooks/events'
+import { getContentType, getTeam } from './service'
+import { isSiteVisibleChange } from './site-visible'
+
+type Actor = { teamId: string; userId: string }
+
+const settingsOf = (t: { locales: string[]; defaultLocale: string; fallbacks: Record<string, string> }) =>
+  ({ locales: t.locales, defaultLocale: t.defaultLocale, fallbacks: t.fallbacks })
+
+function requireTeam(db: Db, teamId: string) {
+  const team = getTeam(db, teamId)
+  if (!team) throw notFound('Team not found.')
+  return team
+}
+
+export function setLocales(db: Db, a: Actor, input: { locales: string[]; defaultLocale: string }) {
+  if (new Set(input.locales).size !== input.locales.length) throw badRequest('invalid_body', 'Locales must be unique.')
+  if (!input.locales.includes(input.defaultLocale)) throw badRequest('invalid_body', '`defaultLocale` must be one of `locales`.')
+  return db.transaction((tx) => {
+    const team = requireTeam(db, a.teamId)
+    // Fallbacks that name a removed locale go with it.
+    const fallbacks = Object.fromEntries(Object.entries(team.fallbacks).filter(([k, v]) => input.locales.includes(k) && input.locales.includes(v)))
+    const next = { locales: input.locales, defaultLocale: input.defaultLocale, fallbacks }
+    if (JSON.stringify(settingsOf(team)) === JSON.stringify(next)) return next
+    tx.update(teams).set(next).where(eq(teams.id, a.teamId)).run()
+    recordSiteChange(tx, { teamId: a.teamId, status: 'locales', userId: a.userId })
+    return next
+  }, { behavior: 'immediate' })
+}
+
+export function setLocalization(db: Db, a: Actor, input: { fallbacks: Record<string, string> }) {
+  return db.transaction((tx) => {
+    const team = requireTeam(db, a.teamId)
+    for (const [from, to] of Object.entries(input.fallbacks)) {
+      if (!team.locales.includes(from) || !team.locales.includes(to) || from === to) {
+        throw badRequest('invalid_body', `Fallback ${from} -> ${to} must join two different configured locales.`)
+      }
+    }
+    if (JSON.stringify(team.fallbacks) === JSON.stringify(input.fallbacks)) return settingsOf(team)
+    tx.update(teams).set({ fallbacks: input.fallbacks }).where(eq(teams.id, a.teamId)).run()
+    recordSiteChange(tx, { teamId: a.teamId, status: 'localization', userId: a.userId })
+    return settingsOf({ ...team, fallbacks: input.fallbacks })
+  }, { behavior: 'immediate' })
+}
+
+/** Creates or replaces a content type; `template` only for a change the site can see. */
+export function putContentType(db: Db, a: Actor, name: string, input: Record<string, unknown> & { collection: string; urls?: boolean }) {
+  if (input.name !== undefined && input.name !== name) throw badRequest('invalid_body', 'The body `name` must match the path.')
+  const definition = { ...input, name }
+  return db.transaction((tx) => {
+    requireTeam(db, a.teamId)
+    const current = getContentType(tx, a.teamId, name)
+    const values = { teamId: a.teamId, name, collection: input.collection, urls: input.urls ?? false, definition }
+    tx.insert(contentTypes).values(values).onConflictDoUpdate({ target: [contentTypes.teamId, contentTypes.name], set: values }).run()
+    const visible = isSiteVisibleChange(current?.definition ?? null, definition)
+    if (visible) recordSiteChange(tx, { teamId: a.teamId, status: 'template', userId: a.userId })
+    return { definition, siteChanged: visible }
+  }, { behavior: 'immediate' })
+}
+
+/**
+ * Deploys the content index definition (the push command's endpoint): stores it and bumps
+ * `indexGeneration`; site.changed waits until the index job has caught up with it.
+ */
+export function pushContentIndex(db: Db, a: Actor, definition: unknown) {
+  return db.transaction((tx) => {
+    requireTeam(db, a.teamId)
+    const row = tx.update(teams)
+      .set({ contentIndex: definition, indexGeneration: sql`${teams.indexGeneration} + 1` })
+      .where(and(eq(teams.id, a.teamId)))
+      .returning({ indexGeneration: teams.indexGeneration })
+      .get()!
+    recordSiteChange(tx, { teamId: a.teamId, status: 'index', userId: a.userId })
+    return { indexGeneration: row.indexGeneration }
+  }, { behavior: 'immediate' })
+}

@@ -1,0 +1,98 @@
+/**
+ * Test sends, the delivery log and redelivery (contract.md "Webhooks"). A test send is stored
+ * like any delivery (an outbox row and an attempt with trigger `test`), so it shows in the log
+ * and can be redelivered.
+ */
+import { and, desc, eq, inArray } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { deliveryAttempts, outbox, teams } from '../../db/schema'
+import { deliverOnce } from '../../dispatcher/deliver'
+import { AppError, badRequest, notFound } from '../errors'
+import type { EventPayload, EventType } from './model'
+import { EVENT_TYPES } from './model'
+import { getWebhookRow } from './service'
+
+/** The sample event of spec.md's test endpoint: documentId `webhook-test`. */
+export function samplePayload(team: { id: string; workspaceId: string; defaultLocale: string }, eventType: EventType, userId: string): EventPayload {
+  const site = eventType === 'site.changed'
+  const published = eventType === 'content.published'
+  const path = '/webhook-test'
+  return {
+    v: 2, eventType, eventId: crypto.randomUUID(), occurredAt: new Date().toISOString(), teamId: team.id,
+    workspaceId: team.workspaceId, userId, documentId: 'webhook-test', collection: site ? null : 'webhook-test',
+    locales: published ? [team.defaultLocale] : [], status: site ? 'template' : published ? 'published' : 'archived',
+    url: site ? '' : path, urls: published ? { [team.defaultLocale]: path } : {}, previousUrls: eventType === 'content.unpublished' ? [path] : [],
+    scope: site ? 'site' : 'document',
+  }
+}
+
+export async function testWebhook(
+  db: Db,
+  input: { teamId: string; id: string; userId: string; eventType?: string },
+  opts: { timeoutMs: number; allowPrivateTargets: boolean; fetch?: typeof fetch },
+) {
+  const webhook = getWebhookRow(db, input.teamId, input.id)
+  if (input.eventType !== undefined && !(EVENT_TYPES as readonly string[]).includes(input.eventType)) {
+    throw badRequest('invalid_event_type', `eventType must be one of ${EVENT_TYPES.join(', ')}.`)
+  }
+  const eventType = (input.eventType ?? webhook.events[0] ?? 'content.published') as EventType
+  const team = db.select().from(teams).where(eq(teams.id, input.teamId)).get()!
+  const payload = samplePayload(team, eventType, input.userId)
+  const bytes = JSON.stringify(payload)
+  const startedAt = Date.now()
+  const result = await deliverOnce(
+    { webhook, payload: bytes, eventType, eventId: payload.eventId },
+    { fetch: opts.fetch ?? fetch, timeoutMs: opts.timeoutMs, allowPrivateTargets: opts.allowPrivateTargets },
+  )
+  const delivered = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
+  db.transaction((tx) => {
+    const row = tx.insert(outbox).values({
+      eventId: payload.eventId, webhookId: webhook.id, teamId: input.teamId, eventType, payload: bytes,
+      status: delivered ? 'delivered' : 'failed', attempts: 1, nextAttemptAt: startedAt, trigger: 'test',
+      createdAt: startedAt, updatedAt: Date.now(),
+    }).returning({ seq: outbox.seq }).get()
+    tx.insert(deliveryAttempts).values({
+      outboxSeq: row.seq, webhookId: webhook.id, eventId: payload.eventId, attempt: 1, trigger: 'test', startedAt,
+      statusCode: result.statusCode, error: result.error, durationMs: result.durationMs, responseBody: result.responseBody, nextAttemptAt: null,
+    }).run()
+  }, { behavior: 'immediate' })
+  return {
+    delivered, status: result.statusCode, durationMs: result.durationMs, responseBody: result.responseBody,
+    ...(result.error ? { error: result.error } : {}),
+  }
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
+
+/** The delivery log of one webhook, newest first, each event with its attempts in order. */
+export function listDeliveries(db: Db, teamId: string, id: string, limit = 50) {
+  getWebhookRow(db, teamId, id)
+  const rows = db.select().from(outbox).where(eq(outbox.webhookId, id)).orderBy(desc(outbox.seq)).limit(limit).all()
+  const attempts = rows.length === 0 ? [] : db.select().from(deliveryAttempts)
+    .where(inArray(deliveryAttempts.outboxSeq, rows.map((r) => r.seq))).orderBy(deliveryAttempts.id).all()
+  return rows.map((r) => ({
+    eventId: r.eventId, eventType: r.eventType, status: r.status, createdAt: new Date(r.createdAt).toISOString(),
+    attempts: attempts.filter((a) => a.outboxSeq === r.seq).map((a) => ({
+      attempt: a.attempt, trigger: a.trigger, at: new Date(a.startedAt).toISOString(), statusCode: a.statusCode,
+      error: a.error, durationMs: a.durationMs, nextAttemptAt: iso(a.nextAttemptAt),
+    })),
+  }))
+}
+
+/**
+ * Sends an event again with the same eventId and the same bytes: the outbox row goes back to
+ * pending with a fresh budget of attempts, logged as `manual`. A row in flight is refused (409).
+ */
+export function redeliver(db: Db, teamId: string, id: string, eventId: string, now = Date.now()) {
+  getWebhookRow(db, teamId, id)
+  return db.transaction((tx) => {
+    const row = tx.select().from(outbox).where(and(eq(outbox.webhookId, id), eq(outbox.eventId, eventId))).get()
+    if (!row) throw notFound('Delivery not found.')
+    if (row.leaseExpiresAt !== null && row.leaseExpiresAt > now) {
+      throw new AppError(409, 'delivery_in_progress', 'This event is being sent right now; try again when the attempt is over.')
+    }
+    tx.update(outbox).set({ status: 'pending', attempts: 0, nextAttemptAt: now, leaseToken: null, leaseExpiresAt: null, trigger: 'manual', updatedAt: now })
+      .where(eq(outbox.seq, row.seq)).run()
+    return { eventId, eventType: row.eventType, status: 'pending' as const }
+  }, { behavior: 'immediate' })
+}

@@ -1,0 +1,39 @@
+/**
+ * Delivery metrics on the api's `/metrics`. Deliveries happen in the dispatcher process,
+ * which serves no HTTP; both share the database, so the figures are read from the outbox and
+ * the attempt log at scrape time and are right whichever process (or restart) did the work.
+ */
+import { Gauge } from 'prom-client'
+import type { AppDeps } from '../deps'
+
+/** Registers `service_webhook_outbox{status}` and `service_webhook_delivery_attempts{result}`. */
+export function registerDeliveryMetrics({ db, metrics }: Pick<AppDeps, 'db' | 'metrics'>): void {
+  if (metrics.registry.getSingleMetric('service_webhook_outbox')) return
+  new Gauge({
+    name: 'service_webhook_outbox',
+    help: 'Webhook deliveries (one per event and webhook) by status: pending, delivered, failed',
+    labelNames: ['status'],
+    registers: [metrics.registry],
+    collect() {
+      this.reset()
+      for (const s of ['pending', 'delivered', 'failed']) this.set({ status: s }, 0)
+      const rows = db.$client.query('SELECT status, COUNT(*) AS n FROM outbox GROUP BY status').all() as { status: string; n: number }[]
+      for (const r of rows) this.set({ status: r.status }, r.n)
+    },
+  })
+  new Gauge({
+    name: 'service_webhook_delivery_attempts',
+    help: 'Stored delivery attempts by result: 2xx, 3xx, 4xx, 5xx, error (timeout, network, refused)',
+    labelNames: ['result'],
+    registers: [metrics.registry],
+    collect() {
+      this.reset()
+      for (const r of ['2xx', '3xx', '4xx', '5xx', 'error']) this.set({ result: r }, 0)
+      const rows = db.$client
+        .query(`SELECT CASE WHEN status_code IS NULL THEN 'error' ELSE (status_code / 100) || 'xx' END AS result, COUNT(*) AS n
+                FROM delivery_attempts GROUP BY result`)
+        .all() as { result: string; n: number }[]
+      for (const r of rows) this.set({ result: r.result }, r.n)
+    },
+  })
+}

@@ -1,0 +1,101 @@
+/**
+ * Webhook contracts shared by the api and the dispatcher. Imports only TypeBox (style.md rule 3),
+ * so the dispatcher binary does not pull in Elysia.
+ */
+import { Type as t, type Static } from '@sinclair/typebox'
+
+export const EVENT_TYPES = ['content.published', 'content.unpublished', 'site.changed'] as const
+export type EventType = (typeof EVENT_TYPES)[number]
+export const PROVIDERS = ['custom', 'netlify', 'vercel', 'github'] as const
+export type Provider = (typeof PROVIDERS)[number]
+
+/** spec.md "Webhook configuration": site.changed is never preselected. */
+export const DEFAULT_EVENTS: EventType[] = ['content.published', 'content.unpublished']
+
+const EventTypeSchema = t.Union([t.Literal('content.published'), t.Literal('content.unpublished'), t.Literal('site.changed')])
+const ProviderSchema = t.Union([t.Literal('custom'), t.Literal('netlify'), t.Literal('vercel'), t.Literal('github')])
+
+/** Provider extras: a GitHub repository_dispatch needs a token and may name its `event_type`. */
+export const WebhookOptionsInput = t.Object(
+  {
+    token: t.Optional(t.String({ minLength: 1, maxLength: 500 })),
+    eventType: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+)
+
+export const WebhookCreate = t.Object(
+  {
+    label: t.String({ minLength: 1, maxLength: 200 }),
+    provider: ProviderSchema,
+    target: t.String({ minLength: 1, maxLength: 2000 }),
+    events: t.Optional(t.Array(EventTypeSchema, { minItems: 1, maxItems: 3, uniqueItems: true })),
+    secret: t.Optional(t.String({ maxLength: 500 })),
+    options: t.Optional(WebhookOptionsInput),
+  },
+  { additionalProperties: false },
+)
+export type WebhookCreate = Static<typeof WebhookCreate>
+
+export const WebhookPatch = t.Partial(WebhookCreate, { additionalProperties: false })
+export type WebhookPatch = Static<typeof WebhookPatch>
+
+/** What management endpoints answer; never the secret or a provider token. */
+export const WebhookRecord = t.Object({
+  id: t.String(),
+  label: t.String(),
+  provider: ProviderSchema,
+  target: t.String(),
+  events: t.Array(EventTypeSchema),
+  secretLast4: t.String(),
+  options: t.Object({ eventType: t.Optional(t.String()), tokenLast4: t.Optional(t.String()) }),
+  createdAt: t.String(),
+  updatedAt: t.String(),
+})
+export type WebhookRecord = Static<typeof WebhookRecord>
+/** Create, and update with a new secret: the only answers that carry the full secret. */
+export const WebhookWithSecret = t.Composite([WebhookRecord, t.Object({ secret: t.String() })])
+
+export const TestResult = t.Object({
+  delivered: t.Boolean(),
+  status: t.Union([t.Integer(), t.Null()]),
+  durationMs: t.Integer(),
+  responseBody: t.String(),
+  error: t.Optional(t.String()),
+})
+
+export const AttemptView = t.Object({
+  attempt: t.Integer(),
+  trigger: t.String(),
+  at: t.String(),
+  statusCode: t.Union([t.Integer(), t.Null()]),
+  error: t.Union([t.String(), t.Null()]),
+  durationMs: t.Integer(),
+  nextAttemptAt: t.Union([t.String(), t.Null()]),
+})
+export const DeliveryView = t.Object({
+  eventId: t.String(),
+  eventType: t.String(),
+  status: t.String(),
+  createdAt: t.String(),
+  attempts: t.Array(AttemptView),
+})
+
+/** spec.md "Webhook event payload (JSON body, version 2)". Field order is the spec's. */
+export interface EventPayload {
+  v: 2
+  eventType: EventType
+  eventId: string
+  occurredAt: string
+  teamId: string
+  workspaceId: string
+  userId: string | null
+  documentId: string | null
+  collection: string | null
+  locales: string[]
+  status: 'published' | 'archived' | 'deleted' | 'template' | 'localization' | 'locales' | 'index'
+  url: string
+  urls: Record<string, string>
+  previousUrls: string[]
+  scope: 'document' | 'site'
+}

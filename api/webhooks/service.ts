@@ -1,0 +1,95 @@
+/**
+ * Webhook management (contract.md "Webhooks"): plain functions over the database, called by
+ * the routes. The secret is shown in full only by create and by an update that sets a new
+ * one; afterwards only its last four characters (spec.md "Webhook configuration").
+ */
+import { randomBytes } from 'node:crypto'
+import { and, eq } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { deliveryAttempts, webhooks, type WebhookRow } from '../../db/schema'
+import { checkTargetSyntax } from '../../dispatcher/ssrf'
+import { GITHUB_DISPATCH } from '../../dispatcher/providers'
+import { badRequest, notFound } from '../errors'
+import { DEFAULT_EVENTS, type EventType, type WebhookCreate, type WebhookPatch, type WebhookRecord } from './model'
+
+/** contract.md: secrets are at least 32 random bytes. */
+export const generateSecret = () => randomBytes(32).toString('base64url')
+
+const last4 = (s: string) => s.slice(-4)
+
+/** A stored webhook as management endpoints show it: no secret, no token. */
+export function toRecord(row: WebhookRow): WebhookRecord {
+  const options = row.options as { token?: string; eventType?: string }
+  return {
+    id: row.id, label: row.label, provider: row.provider, target: row.target,
+    events: row.events as EventType[], secretLast4: last4(row.secret),
+    options: {
+      ...(options.eventType ? { eventType: options.eventType } : {}),
+      ...(options.token ? { tokenLast4: last4(options.token) } : {}),
+    },
+    createdAt: row.createdAt, updatedAt: row.updatedAt,
+  }
+}
+
+function validate(w: Pick<WebhookRow, 'provider' | 'target' | 'options'>, allowPrivate: boolean) {
+  const problem = checkTargetSyntax(w.target, allowPrivate)
+  if (problem) throw badRequest('invalid_target', problem)
+  if (w.provider === 'github') {
+    if (!GITHUB_DISPATCH.test(w.target)) {
+      throw badRequest('invalid_target', 'A github webhook targets https://api.github.com/repos/{owner}/{repo}/dispatches.')
+    }
+    if (!(w.options as { token?: string }).token) throw badRequest('invalid_body', 'A github webhook needs `options.token`.')
+  }
+}
+
+export function createWebhook(db: Db, teamId: string, input: WebhookCreate, allowPrivate: boolean) {
+  const secret = input.secret ? input.secret : generateSecret()
+  const now = new Date().toISOString()
+  const row: WebhookRow = {
+    id: crypto.randomUUID(), teamId, label: input.label, provider: input.provider, target: input.target,
+    events: input.events ?? DEFAULT_EVENTS, secret, options: input.options ?? {}, createdAt: now, updatedAt: now,
+  }
+  validate(row, allowPrivate)
+  db.insert(webhooks).values(row).run()
+  return { ...toRecord(row), secret }
+}
+
+/** The stored row of a team's webhook, or 404 (also for another team's webhook). */
+export function getWebhookRow(db: Db, teamId: string, id: string): WebhookRow {
+  const row = db.select().from(webhooks).where(and(eq(webhooks.teamId, teamId), eq(webhooks.id, id))).get()
+  if (!row) throw notFound('Webhook not found.')
+  return row
+}
+
+export function listWebhooks(db: Db, teamId: string): WebhookRecord[] {
+  return db.select().from(webhooks).where(eq(webhooks.teamId, teamId)).orderBy(webhooks.createdAt).all().map(toRecord)
+}
+
+/** Applies a partial update; a non-empty `secret` replaces the old one and is answered once. */
+export function updateWebhook(db: Db, teamId: string, id: string, input: WebhookPatch, allowPrivate: boolean) {
+  const current = getWebhookRow(db, teamId, id)
+  const newSecret = input.secret ? input.secret : null
+  const options = input.options ? { ...current.options, ...input.options } : current.options
+  const next: WebhookRow = {
+    ...current,
+    label: input.label ?? current.label,
+    provider: input.provider ?? current.provider,
+    target: input.target ?? current.target,
+    events: input.events ?? current.events,
+    secret: newSecret ?? current.secret,
+    options,
+    updatedAt: new Date().toISOString(),
+  }
+  validate(next, allowPrivate)
+  db.update(webhooks).set(next).where(eq(webhooks.id, id)).run()
+  return newSecret ? { ...toRecord(next), secret: newSecret } : toRecord(next)
+}
+
+/** Deletes a webhook; its outbox rows go with it (foreign key cascade), and its attempt log. */
+export function deleteWebhook(db: Db, teamId: string, id: string): void {
+  getWebhookRow(db, teamId, id)
+  db.transaction((tx) => {
+    tx.delete(webhooks).where(eq(webhooks.id, id)).run()
+    tx.delete(deliveryAttempts).where(eq(deliveryAttempts.webhookId, id)).run()
+  }, { behavior: 'immediate' })
+}

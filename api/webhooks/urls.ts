@@ -1,0 +1,150 @@
+/**
+ * Pure URL rules for webhook payloads (spec.md "Webhook event payload", contract.md "Page URLs").
+ *
+ * The path of a page in locale L is `/` + the slugs of its ancestors (via `fields.parent`) and
+ * its own, joined by `/`; an empty slug is the root and adds no segment; a page (or ancestor)
+ * without a string slug in L has no URL in L. A chain that cannot be read reliably (a cycle, a
+ * missing ancestor) makes the event `scope: "site"` rather than guessing.
+ */
+
+/** What the URL rules need of one page. */
+export interface PageNode {
+  id: string
+  parent: string | null
+  /** Locale -> slug as stored (anything not a string means "no slug"). */
+  slugs: Record<string, unknown>
+  /** Live on the site: only published pages are served, so only they have previous URLs. */
+  published: boolean
+}
+
+export interface UrlInput {
+  documentId: string
+  /** The content type has `urls: true`. */
+  urlsEnabled: boolean
+  locales: string[]
+  defaultLocale: string
+  /** The document as it was served before the change; null when it was not live. */
+  before: PageNode | null
+  /** The document as served after the change; null when it was taken down. */
+  after: PageNode | null
+  /** Every other page of the team whose content type has URLs. */
+  others: ReadonlyMap<string, PageNode>
+}
+
+export interface UrlResult {
+  url: string
+  urls: Record<string, string>
+  previousUrls: string[]
+  scope: 'document' | 'site'
+}
+
+/** spec.md "Limits": pages below a moved, renamed or taken-down page for precise URLs. */
+export const MAX_PAGES_BELOW = 250
+const MAX_DEPTH = 200
+
+const UNRELIABLE = Symbol('unreliable')
+type Lookup = (id: string) => PageNode | null | undefined
+type Path = string | null | typeof UNRELIABLE
+
+/** Builds a page node from a stored document body. */
+export function toPageNode(id: string, body: Record<string, unknown>, published: boolean): PageNode {
+  const fields = (body.fields ?? {}) as Record<string, unknown>
+  const locales = (body.locales ?? {}) as Record<string, Record<string, unknown> | undefined>
+  const slugs: Record<string, unknown> = {}
+  for (const [l, v] of Object.entries(locales)) slugs[l] = v?.slug
+  const parent = typeof fields.parent === 'string' && fields.parent !== '' ? fields.parent : null
+  return { id, parent, slugs, published }
+}
+
+/**
+ * Path of `id` in `locale`; `null` when it has none. `lookup` answering `null` means "known
+ * to be gone" (a taken-down ancestor: no URL), `undefined` means "missing" (unreliable).
+ */
+export function pathOf(id: string, locale: string, lookup: Lookup): Path {
+  const segments: string[] = []
+  const seen = new Set<string>()
+  let current: string | null = id
+  while (current !== null) {
+    if (seen.has(current) || seen.size > MAX_DEPTH) return UNRELIABLE
+    seen.add(current)
+    const node = lookup(current)
+    if (node === undefined) return UNRELIABLE
+    if (node === null) return null
+    const slug = node.slugs[locale]
+    if (typeof slug !== 'string') return null
+    if (slug !== '') segments.unshift(slug)
+    current = node.parent
+  }
+  return '/' + segments.join('/')
+}
+
+/** Published pages below `rootId` (breadth first), stopping once more than `limit` are found. */
+function pagesBelow(rootId: string, others: ReadonlyMap<string, PageNode>, limit: number): PageNode[] {
+  const children = new Map<string, PageNode[]>()
+  for (const node of others.values()) {
+    if (node.parent === null) continue
+    const list = children.get(node.parent) ?? []
+    list.push(node)
+    children.set(node.parent, list)
+  }
+  const found: PageNode[] = []
+  const seen = new Set([rootId])
+  const queue = [rootId]
+  while (queue.length > 0 && found.length <= limit) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      if (seen.has(child.id)) continue
+      seen.add(child.id)
+      queue.push(child.id)
+      if (child.published) found.push(child)
+    }
+  }
+  return found
+}
+
+/** `urls`, `previousUrls`, `url` and `scope` of a document event (spec.md field table). */
+export function computeUrls(input: UrlInput): UrlResult {
+  const { documentId, before, after, others } = input
+  if (!input.urlsEnabled) return { url: '', urls: {}, previousUrls: [], scope: 'document' }
+  const locales = [input.defaultLocale, ...input.locales.filter((l) => l !== input.defaultLocale)]
+  // Before: the document as it was; after: as it is, `null` for a taken-down document.
+  const lookupBefore: Lookup = (id) => (id === documentId ? (before ?? undefined) : others.get(id))
+  const lookupAfter: Lookup = (id) => (id === documentId ? after : others.get(id))
+  let scope: UrlResult['scope'] = 'document'
+  const oldPaths: string[] = []
+  const newPaths = new Set<string>()
+  const urls: Record<string, string> = {}
+  let moved = false
+
+  for (const l of locales) {
+    const was = before ? pathOf(documentId, l, lookupBefore) : null
+    const is = after ? pathOf(documentId, l, lookupAfter) : null
+    if (was === UNRELIABLE || is === UNRELIABLE) scope = 'site'
+    if (typeof was === 'string') oldPaths.push(was)
+    if (typeof is === 'string') {
+      urls[l] = is
+      newPaths.add(is)
+    }
+    if (before && after && was !== is) moved = true
+  }
+
+  // Pages below a moved, renamed or taken-down page lose their old paths too.
+  if (before && (moved || !after)) {
+    const below = pagesBelow(documentId, others, MAX_PAGES_BELOW)
+    if (below.length > MAX_PAGES_BELOW) scope = 'site'
+    else {
+      for (const page of below) {
+        for (const l of locales) {
+          const was = pathOf(page.id, l, lookupBefore)
+          const is = pathOf(page.id, l, lookupAfter)
+          if (was === UNRELIABLE || is === UNRELIABLE) scope = 'site'
+          if (typeof was === 'string') oldPaths.push(was)
+          if (typeof is === 'string') newPaths.add(is)
+        }
+      }
+    }
+  }
+
+  const previousUrls = [...new Set(oldPaths)].filter((p) => !newPaths.has(p))
+  const url = after ? (urls[input.defaultLocale] ?? '') : (previousUrls[0] ?? '')
+  return { url, urls: after ? urls : {}, previousUrls, scope }
+}

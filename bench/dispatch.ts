@@ -1,0 +1,107 @@
+/**
+ * Webhook dispatch figures, all in one run (README "Benchmarks"):
+ * 1. signed deliveries per second from the outbox to a local receiver, by the REAL dispatcher
+ *    process, vs a bare loop of fetch POSTs (own process, same concurrency, same receiver);
+ *    the ratio's goal is >= 0.7;
+ * 2. publish-to-receipt latency p50/p99 through the api (goal p99 < 100 ms), with the
+ *    dispatcher at its default poll interval (it wakes on `PRAGMA data_version`).
+ *   bun bench/dispatch.ts [deliveries=5000] [publishes=200] [inFlightPerWebhook=16] [receiverMs=0]
+ */
+import { join } from 'node:path'
+import { rmSync } from 'node:fs'
+import { openDb } from '../db/client'
+import { createApp } from '../api/app'
+import { loadConfig } from '../api/config'
+import { createLogger } from '../api/log'
+import { createMetrics } from '../api/metrics'
+import { seed } from '../cli/seed'
+import { enqueueEvent } from '../api/webhooks/events'
+import { samplePayload } from '../api/webhooks/deliveries'
+import { makeTestDir, testSeed, TEAM, TOKENS } from '../test/helpers'
+
+const N = Number(process.argv[2] ?? 5000)
+const PUBLISHES = Number(process.argv[3] ?? 200)
+// The dispatcher's per-webhook in-flight cap (DISPATCHER_PER_WEBHOOK, default 16); the bare loop gets the same.
+const PER_WEBHOOK = Number(process.argv[4] ?? 16)
+// Receiver think time per request: 0 is a no-op receiver (pure overhead); real receivers take ms.
+const RECEIVER_MS = Number(process.argv[5] ?? 0)
+const root = new URL('..', import.meta.url).pathname
+const dir = makeTestDir('content-bench-')
+const path = join(dir, 'content.db')
+const db = openDb(path)
+seed(db, null, testSeed())
+const app = createApp({ db, config: loadConfig({ DATABASE_PATH: path, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }), log: createLogger('silent', 'bench'), metrics: createMetrics() })
+
+const received: { at: number; body: string }[] = []
+const server = Bun.serve({
+  port: 0, hostname: '127.0.0.1',
+  async fetch(req) {
+    received.push({ at: performance.now() + performance.timeOrigin, body: await req.text() })
+    if (RECEIVER_MS > 0) await Bun.sleep(RECEIVER_MS)
+    return new Response('ok')
+  },
+})
+const target = `http://127.0.0.1:${server.port}/hook`
+const call = async (method: string, url: string, body: unknown) => {
+  const res = await app.handle(new Request(`http://localhost${url}`, { method, headers: { authorization: `Bearer ${TOKENS.editor}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }))
+  return res.json() as Promise<any>
+}
+await call('POST', `/teams/${TEAM}/webhooks`, { label: 'bench', provider: 'custom', target })
+
+const dispatcher = Bun.spawn(['bun', ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []), 'dispatcher/main.ts'], {
+  cwd: root, stdout: 'ignore', stderr: 'inherit',
+  env: { ...process.env, DATABASE_PATH: path, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', DISPATCHER_PER_WEBHOOK: String(PER_WEBHOOK), DISPATCHER_CONCURRENCY: String(Math.max(64, PER_WEBHOOK)) },
+})
+const until = async (check: () => boolean, ms = 120_000) => {
+  const end = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > end) throw new Error('bench timed out')
+    await Bun.sleep(1)
+  }
+}
+
+try {
+  // Warm up the process and the connection.
+  await call('POST', `/content/publish/${TEAM}`, { ids: ['pages/home'] })
+  await until(() => received.length >= 1)
+
+  // 1. Throughput from the outbox.
+  const team = { id: TEAM, workspaceId: 'main', defaultLocale: 'en' }
+  const base = received.length
+  db.transaction((tx) => {
+    for (let i = 0; i < N; i++) enqueueEvent(tx, samplePayload(team, 'content.published', 'u-editor'))
+  })
+  // From the commit: the rate of draining the outbox, not of filling it.
+  const t0 = performance.now() + performance.timeOrigin
+  await until(() => received.length >= base + N)
+  const dispatchRate = N / ((received.at(-1)!.at - t0) / 1000)
+  const bodyFile = join(dir, 'body.json')
+  await Bun.write(bodyFile, received.at(-1)!.body)
+  const bare = Bun.spawn(['bun', 'bench/bare-fetch.ts', target, String(N), String(PER_WEBHOOK), bodyFile], { cwd: root, stdout: 'pipe' })
+  const bareRate = JSON.parse(await new Response(bare.stdout).text()).rate as number
+
+  // 2. Publish-to-receipt latency through the api.
+  const latencies: number[] = []
+  await call('POST', `/content/${TEAM}`, { id: 'pages/bench', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'B', slug: 'bench' } } })
+  for (let i = 0; i < PUBLISHES; i++) {
+    const before = received.length
+    const start = performance.now() + performance.timeOrigin
+    await call('POST', `/content/publish/${TEAM}`, { ids: ['pages/bench'] })
+    await until(() => received.length > before, 10_000)
+    latencies.push(received[before]!.at - start)
+    await Bun.sleep(Math.random() * 20) // publishes land at random points of the poll cycle
+  }
+  latencies.sort((a, b) => a - b)
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!
+  const f = (x: number) => x.toFixed(1)
+  console.log(`signed deliveries from the outbox:  ${f(dispatchRate)}/s  (${N} events, real dispatcher process, ${PER_WEBHOOK} in flight per webhook, receiver ${RECEIVER_MS} ms)`)
+  console.log(`bare fetch POST loop, same receiver: ${f(bareRate)}/s  (${PER_WEBHOOK} in flight)`)
+  console.log(`ratio dispatcher / bare loop:        ${(dispatchRate / bareRate).toFixed(2)}  (goal >= 0.7)`)
+  console.log(`publish-to-receipt latency:          p50 ${f(pct(50))} ms, p99 ${f(pct(99))} ms over ${PUBLISHES} publishes (goal p99 < 100 ms)`)
+} finally {
+  dispatcher.kill('SIGTERM')
+  await dispatcher.exited
+  server.stop(true)
+  db.$client.close()
+  rmSync(dir, { recursive: true, force: true })
+}

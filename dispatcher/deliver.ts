@@ -1,0 +1,80 @@
+/**
+ * One delivery attempt: build the provider's request, check the target (SSRF, at send time),
+ * sign, send with a timeout and classify. Used by the dispatcher and by the api's test endpoint.
+ */
+import { buildRequest, type Outgoing } from './providers'
+import { checkTargetAtSend, type Lookup } from './ssrf'
+
+/** Response bodies are kept (and shown) up to 4 KiB. */
+export const MAX_RESPONSE_BYTES = 4096
+
+export interface DeliverOptions {
+  fetch: typeof fetch
+  timeoutMs: number
+  allowPrivateTargets: boolean
+  lookup?: Lookup
+  now?: () => number
+}
+
+export interface AttemptResult {
+  statusCode: number | null
+  error: string | null
+  /** A refusal (SSRF, bad target) is final, never retried. */
+  refused: boolean
+  durationMs: number
+  responseBody: string
+}
+
+/** Reads at most `MAX_RESPONSE_BYTES` of a response body, then stops reading. */
+async function readLimited(res: Response): Promise<string> {
+  if (!res.body) return ''
+  const reader = res.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  try {
+    while (size < MAX_RESPONSE_BYTES) {
+      const { done, value } = await reader.read()
+      if (done) break
+      chunks.push(value)
+      size += value.byteLength
+    }
+  } finally {
+    reader.cancel().catch(() => {})
+  }
+  const bytes = Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES)
+  return new TextDecoder().decode(bytes)
+}
+
+function describe(err: unknown, timedOut: boolean, timeoutMs: number): string {
+  if (timedOut) return `timeout after ${timeoutMs} ms`
+  const e = err as { code?: string; name?: string }
+  // Only the error code: messages can echo the target URL, and build-hook URLs are secrets.
+  return `network error: ${e.code ?? e.name ?? 'unknown'}`
+}
+
+/** Sends one attempt. Never throws: every failure is an `AttemptResult`. */
+export async function deliverOnce(o: Outgoing, opts: DeliverOptions): Promise<AttemptResult> {
+  const now = opts.now ?? Date.now
+  const started = now()
+  const finish = (r: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...r, durationMs: Math.max(0, Math.round(now() - started)) })
+  const problem = await checkTargetAtSend(o.webhook.target, opts.allowPrivateTargets, opts.lookup)
+  if (problem) return finish({ statusCode: null, error: problem.error, refused: problem.final, responseBody: '' })
+  const req = buildRequest(o)
+  const controller = new AbortController()
+  let timedOut = false
+  // spec.md "Delivery rules" 3: the whole answer (status and body) must come within the limit.
+  const timer = setTimeout(() => {
+    timedOut = true
+    controller.abort()
+  }, opts.timeoutMs)
+  try {
+    const res = await opts.fetch(req.url, { method: 'POST', headers: req.headers, body: req.body, redirect: 'manual', signal: controller.signal })
+    const responseBody = await readLimited(res)
+    if (timedOut) throw new Error('timeout')
+    return finish({ statusCode: res.status, error: null, refused: false, responseBody })
+  } catch (err) {
+    return finish({ statusCode: null, error: describe(err, timedOut, opts.timeoutMs), refused: false, responseBody: '' })
+  } finally {
+    clearTimeout(timer)
+  }
+}

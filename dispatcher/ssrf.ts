@@ -1,0 +1,129 @@
+/**
+ * SSRF guard (contract.md "Webhooks"): a target must be a public https host. The resolved
+ * addresses are checked at send time, not only at save time, because DNS can change between.
+ * Refused unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true: private, loopback, link-local, CGNAT,
+ * cloud metadata, unspecified, multicast/reserved, and IPv4-mapped/NAT64 forms of those.
+ */
+import { isIP } from 'node:net'
+import { lookup as dnsLookup } from 'node:dns/promises'
+
+const V4_BLOCKS: [string, number, string][] = [
+  ['0.0.0.0', 8, 'unspecified'],
+  ['10.0.0.0', 8, 'private'],
+  ['100.64.0.0', 10, 'carrier-grade NAT'],
+  ['127.0.0.0', 8, 'loopback'],
+  ['169.254.0.0', 16, 'link-local / metadata'],
+  ['172.16.0.0', 12, 'private'],
+  ['192.0.0.0', 24, 'IETF protocol assignments'],
+  ['192.168.0.0', 16, 'private'],
+  ['198.18.0.0', 15, 'benchmarking'],
+  ['224.0.0.0', 4, 'multicast'],
+  ['240.0.0.0', 4, 'reserved / broadcast'],
+]
+
+const v4ToInt = (ip: string) => ip.split('.').reduce((n, part) => (n << 8) + Number(part), 0) >>> 0
+
+function blockedV4(ip: string): string | null {
+  const n = v4ToInt(ip)
+  for (const [base, bits, why] of V4_BLOCKS) {
+    const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0
+    if ((n & mask) === (v4ToInt(base) & mask)) return why
+  }
+  return null
+}
+
+/** The eight 16-bit groups of an IPv6 address (dotted IPv4 tail allowed). */
+function v6Groups(ip: string): number[] {
+  let s = ip.toLowerCase().split('%')[0]!
+  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(s)
+  if (tail) {
+    const n = v4ToInt(tail[1]!)
+    s = s.slice(0, -tail[1]!.length) + `${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`
+  }
+  const [head, rest] = s.split('::') as [string, string | undefined]
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)))
+  const a = parse(head)
+  const b = rest === undefined ? [] : parse(rest)
+  return [...a, ...new Array(8 - a.length - b.length).fill(0), ...b]
+}
+
+function blockedV6(ip: string): string | null {
+  const g = v6Groups(ip)
+  const embeddedV4 = () => `${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`
+  if (g.every((x) => x === 0)) return 'unspecified'
+  if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return 'loopback'
+  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d).
+  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) return blockedV4(embeddedV4())
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return blockedV4(embeddedV4())
+  if ((g[0]! & 0xffc0) === 0xfe80) return 'link-local'
+  if ((g[0]! & 0xfe00) === 0xfc00) return 'unique local / metadata (fd00:ec2::254)'
+  if ((g[0]! & 0xff00) === 0xff00) return 'multicast'
+  return null
+}
+
+/** Why `ip` may not be a webhook target, or `null` when it is a public address. */
+export function blockedAddressReason(ip: string): string | null {
+  const kind = isIP(ip)
+  if (kind === 4) return blockedV4(ip)
+  if (kind === 6) return blockedV6(ip)
+  return 'not an IP address'
+}
+
+export type Lookup = (host: string) => Promise<string[]>
+
+/** All addresses of `host` (A and AAAA), as the OS resolver returns them. */
+export const systemLookup: Lookup = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address)
+
+const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, '')
+
+/**
+ * Save-time check: the URL is well formed, `https:` (plain `http:` only when private targets
+ * are allowed) and does not name a private address literally. Returns an error text or null.
+ */
+export function checkTargetSyntax(target: string, allowPrivate: boolean): string | null {
+  let url: URL
+  try {
+    url = new URL(target)
+  } catch {
+    return 'The target is not a valid URL.'
+  }
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'The target must be an https:// URL.'
+  if (url.username || url.password) return 'The target must not carry credentials.'
+  if (allowPrivate) return null
+  const host = bareHost(url)
+  if (host === 'localhost' || host.endsWith('.localhost')) return 'The target must be a public host, not localhost.'
+  if (isIP(host)) {
+    const why = blockedAddressReason(host)
+    if (why) return `The target must be a public address (${why}).`
+  }
+  return null
+}
+
+/** A send-time refusal: `final` ones are never retried; a failed DNS lookup is (network error). */
+export interface TargetProblem {
+  error: string
+  final: boolean
+}
+
+/**
+ * Send-time check: resolves the host and refuses when any address is not public, or null
+ * when the target may be called.
+ */
+export async function checkTargetAtSend(target: string, allowPrivate: boolean, lookup: Lookup = systemLookup): Promise<TargetProblem | null> {
+  const syntax = checkTargetSyntax(target, allowPrivate)
+  if (syntax) return { error: `refused: ${syntax}`, final: true }
+  if (allowPrivate) return null
+  const host = bareHost(new URL(target))
+  let addresses: string[]
+  try {
+    addresses = isIP(host) ? [host] : await lookup(host)
+  } catch (e) {
+    return { error: `network error: cannot resolve host (${(e as { code?: string }).code ?? 'lookup failed'})`, final: false }
+  }
+  if (addresses.length === 0) return { error: 'network error: host has no address', final: false }
+  for (const a of addresses) {
+    const why = blockedAddressReason(a)
+    if (why) return { error: `refused: target resolves to a non-public address (${why}); set WEBHOOK_ALLOW_PRIVATE_TARGETS=true to allow`, final: true }
+  }
+  return null
+}

@@ -1,0 +1,54 @@
+/**
+ * An example receiver (Bun.serve): checks the signature (401 when it does not match),
+ * deduplicates on X-Service-Delivery, refreshes the named paths through a downstream call
+ * and answers 502 when that call fails, so the service retries (spec.md "Delivery rules" 5).
+ *
+ *   WEBHOOK_SECRET=... PORT=8787 bun receiver/example.ts
+ */
+import { createDedupe } from './dedupe'
+import { verifySignature } from './verify'
+
+export interface ReceiverOptions {
+  secret: string
+  port?: number
+  /** Refreshes cached pages; throwing makes the receiver answer 502. */
+  refresh: (event: { eventType: string; urls: Record<string, string>; previousUrls: string[]; scope: string }) => Promise<void>
+}
+
+/** Starts the example receiver; returns the Bun server (stop it with `server.stop()`). */
+export function startExampleReceiver(opts: ReceiverOptions) {
+  const dedupe = createDedupe()
+  return Bun.serve({
+    port: opts.port ?? 0,
+    hostname: '127.0.0.1',
+    async fetch(req) {
+      if (req.method !== 'POST') return new Response('method not allowed', { status: 405 })
+      const raw = new Uint8Array(await req.arrayBuffer()) // the raw bytes, before any JSON parsing
+      if (!verifySignature(raw, req.headers.get('x-service-signature'), opts.secret)) {
+        return new Response('bad signature', { status: 401 })
+      }
+      const id = req.headers.get('x-service-delivery') ?? ''
+      if (!dedupe.firstTime(id)) return new Response('duplicate', { status: 200 })
+      try {
+        await opts.refresh(JSON.parse(new TextDecoder().decode(raw)))
+        return new Response('ok')
+      } catch {
+        dedupe.forget(id) // let the retry through
+        return new Response('downstream failed', { status: 502 })
+      }
+    },
+  })
+}
+
+if (import.meta.main) {
+  const secret = process.env.WEBHOOK_SECRET
+  if (!secret) throw new Error('Set WEBHOOK_SECRET to the secret shown when the webhook was created.')
+  const server = startExampleReceiver({
+    secret,
+    port: Number(process.env.PORT ?? 8787),
+    async refresh(event) {
+      console.log(JSON.stringify({ msg: 'refresh', eventType: event.eventType, scope: event.scope, urls: event.urls, previousUrls: event.previousUrls }))
+    },
+  })
+  console.log(`example receiver on http://127.0.0.1:${server.port}`)
+}

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+
+let ctx: TestContext
+beforeAll(async () => { ctx = await createTestContext() })
+afterAll(() => ctx.close())
+const changes = () => ctx.db.$client.query('SELECT status, user_id AS userId FROM site_changes ORDER BY id').all()
+const put = (path: string, body: unknown, token = TOKENS.editor) => ctx.call('PUT', `/teams/${TEAM}${path}`, { body, token })
+
+test('settings need ManageTeam', async () => {
+  expect((await put('/locales', { locales: ['en'], defaultLocale: 'en' }, null as unknown as string)).status).toBe(401)
+  expect((await put('/locales', { locales: ['en'], defaultLocale: 'en' }, TOKENS.webhooks)).body).toEqual({ error: 'forbidden', message: 'Missing capability: ManageTeam.' })
+  expect((await ctx.call('PUT', '/teams/other/localization', { body: { fallbacks: {} } })).status).toBe(403)
+  expect(changes()).toEqual([])
+})
+
+test('validation, and a PUT that changes nothing records nothing', async () => {
+  expect((await put('/locales', { locales: ['en', 'de'], defaultLocale: 'fr' })).body.error).toBe('invalid_body')
+  expect((await put('/localization', { fallbacks: { xx: 'en' } })).body.error).toBe('invalid_body')
+  expect((await put('/content-types/page', { name: 'other', collection: 'pages', fields: [] })).body.error).toBe('invalid_body')
+  expect((await put('/locales', { locales: ['en', 'de', 'fr'], defaultLocale: 'en' })).body).toEqual({ locales: ['en', 'de', 'fr'], defaultLocale: 'en', fallbacks: {} })
+  expect(changes()).toEqual([])
+})
+
+test('each visible change records one site change with its status', async () => {
+  expect((await put('/locales', { locales: ['en', 'de'], defaultLocale: 'de' })).status).toBe(200)
+  expect((await put('/localization', { fallbacks: { en: 'de' } })).body).toEqual({ locales: ['en', 'de'], defaultLocale: 'de', fallbacks: { en: 'de' } })
+  const type = { collection: 'products', urls: false, fields: [{ name: 'name', localizable: true }, { name: 'sku' }] }
+  expect((await put('/content-types/product', { ...type, icon: 'box', description: 'Things' })).body.siteChanged).toBe(false)
+  expect((await put('/content-types/product', { ...type, urls: true })).body).toEqual({ definition: { ...type, urls: true, name: 'product' }, siteChanged: true })
+  expect((await put('/content-index', { fields: ['name'] })).body).toEqual({ indexGeneration: 1 })
+  expect((await put('/content-index', { fields: ['name'] })).body).toEqual({ indexGeneration: 2 })
+  const s = (status: string) => ({ status, userId: 'u-editor' })
+  expect(changes()).toEqual([s('locales'), s('localization'), s('template'), s('index'), s('index')])
+})
+
+test('the CLI push command deploys the index and records an `index` site change by user cli', async () => {
+  const file = `${ctx.dir}/index.json`
+  await Bun.write(file, JSON.stringify({ fields: ['title'] }))
+  const p = Bun.spawn(['bun', 'cli/main.ts', 'push-index', file, TEAM], { cwd: new URL('../..', import.meta.url).pathname, env: { ...process.env, DATABASE_PATH: ctx.path }, stdout: 'pipe', stderr: 'pipe' })
+  expect(await p.exited).toBe(0)
+  expect(JSON.parse(await new Response(p.stdout).text())).toMatchObject({ ok: true, indexGeneration: 3 })
+  expect(changes().at(-1)).toEqual({ status: 'index', userId: 'cli' })
+})

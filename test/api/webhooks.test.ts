@@ -1,0 +1,157 @@
+import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'bun:test'
+import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { startReceiver, type TestReceiver } from '../receiver'
+import { verifySignature } from '../../receiver'
+
+let ctx: TestContext
+let rx: TestReceiver
+beforeAll(async () => { ctx = await createTestContext() })
+afterAll(() => ctx.close())
+beforeEach(() => { rx = startReceiver() })
+afterEach(() => rx.stop())
+
+const base = `/teams/${TEAM}/webhooks`
+const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT/)
+const create = (body: Record<string, unknown>, token = TOKENS.webhooks) => ctx.call('POST', base, { token, body })
+
+test('create answers 201 with the record and the full generated secret, once', async () => {
+  const res = await create({ label: 'Site', provider: 'custom', target: rx.url })
+  expect(res.status).toBe(201)
+  const secret = res.body.secret as string
+  expect(secret.length).toBeGreaterThanOrEqual(43) // 32 bytes base64url
+  expect(res.body).toEqual({
+    id: expect.any(String), label: 'Site', provider: 'custom', target: rx.url,
+    events: ['content.published', 'content.unpublished'], secretLast4: secret.slice(-4), options: {},
+    createdAt: ISO, updatedAt: ISO, secret,
+  })
+  const one = await ctx.call('GET', `${base}/${res.body.id}`, { token: TOKENS.webhooks })
+  const { secret: _s, ...record } = res.body
+  expect(one).toMatchObject({ status: 200, body: record })
+  expect(one.text).not.toContain(secret)
+  const list = await ctx.call('GET', base, { token: TOKENS.webhooks })
+  expect(list.status).toBe(200)
+  expect(list.body).toContainEqual(record)
+  expect(list.text).not.toContain(secret)
+})
+
+test('a user-entered secret is kept and shown by its last four characters afterwards', async () => {
+  const res = await create({ label: 'Own', provider: 'custom', target: rx.url, events: ['site.changed'], secret: 'my-own-secret-1234' })
+  expect(res.body).toMatchObject({ secret: 'my-own-secret-1234', secretLast4: '1234', events: ['site.changed'] })
+  const patched = await ctx.call('PATCH', `${base}/${res.body.id}`, { token: TOKENS.webhooks, body: { label: 'Renamed' } })
+  expect(patched.status).toBe(200)
+  expect(patched.body.secret).toBeUndefined()
+  expect(patched.body).toMatchObject({ label: 'Renamed', secretLast4: '1234' })
+  const rotated = await ctx.call('PATCH', `${base}/${res.body.id}`, { token: TOKENS.webhooks, body: { secret: 'rotated-secret-abcd' } })
+  expect(rotated.body).toMatchObject({ secret: 'rotated-secret-abcd', secretLast4: 'abcd' })
+  const again = await ctx.call('GET', `${base}/${res.body.id}`, { token: TOKENS.webhooks })
+  expect(again.body.secret).toBeUndefined()
+})
+
+test('validation: provider, events, target scheme and private targets', async () => {
+  const bad = async (body: Record<string, unknown>) => (await create(body)).body.error
+  expect(await bad({ label: 'x', provider: 'ftp', target: rx.url })).toBe('invalid_body')
+  expect(await bad({ label: 'x', provider: 'custom', target: rx.url, events: ['content.moved'] })).toBe('invalid_body')
+  expect(await bad({ label: 'x', provider: 'custom', target: 'not a url' })).toBe('invalid_target')
+  expect(await bad({ label: 'x', provider: 'custom', target: 'ftp://example.com/x' })).toBe('invalid_target')
+  expect(await bad({ label: 'x', provider: 'github', target: 'https://example.com/x', options: { token: 't' } })).toBe('invalid_target')
+  expect(await bad({ label: 'x', provider: 'github', target: 'https://api.github.com/repos/o/r/dispatches' })).toBe('invalid_body')
+  const strict = await createTestContext({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' } })
+  try {
+    for (const target of [rx.url, 'https://127.0.0.1/x', 'https://localhost/x', 'https://169.254.169.254/x', 'https://[::ffff:10.0.0.1]/x']) {
+      const res = await strict.call('POST', base, { token: TOKENS.webhooks, body: { label: 'x', provider: 'custom', target } })
+      expect({ target, status: res.status, error: res.body.error }).toEqual({ target, status: 400, error: 'invalid_target' })
+    }
+    const ok = await strict.call('POST', base, { token: TOKENS.webhooks, body: { label: 'x', provider: 'custom', target: 'https://hooks.example.com/x' } })
+    expect(ok.status).toBe(201)
+  } finally {
+    strict.close()
+  }
+})
+
+test('github keeps its token out of every answer', async () => {
+  const res = await create({ label: 'gh', provider: 'github', target: 'https://api.github.com/repos/acme/site/dispatches', options: { token: 'ghp_secret_token_9876', eventType: 'cms' } })
+  expect(res.status).toBe(201)
+  expect(res.body.options).toEqual({ eventType: 'cms', tokenLast4: '9876' })
+  expect(res.text).not.toContain('ghp_secret_token')
+})
+
+test('401 without a token, 403 without ManageWebhooks or for another team, 404 for an unknown id', async () => {
+  const body = { label: 'x', provider: 'custom', target: rx.url }
+  expect((await ctx.call('POST', base, { token: null, body })).status).toBe(401)
+  expect((await ctx.call('POST', base, { token: TOKENS.translator, body })).body).toEqual({ error: 'forbidden', message: expect.any(String) })
+  expect((await ctx.call('GET', base, { token: TOKENS.outsider })).status).toBe(403)
+  expect((await ctx.call('GET', `${base}/nope`, { token: TOKENS.webhooks })).body).toEqual({ error: 'not_found', message: 'Webhook not found.' })
+  const created = await create(body)
+  expect((await ctx.call('GET', `/teams/other/webhooks/${created.body.id}`, { token: TOKENS.outsider })).status).toBe(404)
+})
+
+test('delete removes the webhook', async () => {
+  const { body } = await create({ label: 'gone', provider: 'custom', target: rx.url })
+  expect((await ctx.call('DELETE', `${base}/${body.id}`, { token: TOKENS.webhooks })).status).toBe(204)
+  expect((await ctx.call('GET', `${base}/${body.id}`, { token: TOKENS.webhooks })).status).toBe(404)
+  expect((await ctx.call('DELETE', `${base}/${body.id}`, { token: TOKENS.webhooks })).status).toBe(404)
+})
+
+test('test endpoint sends a signed sample synchronously and logs it as a test delivery', async () => {
+  rx.answers = [{ status: 200, body: 'x'.repeat(5000) }]
+  const { body: hook } = await create({ label: 't', provider: 'custom', target: rx.url, events: ['content.unpublished', 'site.changed'] })
+  const res = await ctx.call('POST', `${base}/${hook.id}/test`, { token: TOKENS.webhooks })
+  expect(res.status).toBe(200)
+  expect(res.body).toEqual({ delivered: true, status: 200, durationMs: expect.any(Number), responseBody: 'x'.repeat(4096) })
+  expect(rx.requests).toHaveLength(1)
+  const sent = rx.requests[0]!
+  const payload = JSON.parse(sent.body)
+  expect(payload).toMatchObject({ v: 2, eventType: 'content.unpublished', documentId: 'webhook-test', teamId: TEAM, userId: 'u-webhooks' })
+  expect(sent.headers['x-service-delivery']).toBe(payload.eventId)
+  expect(verifySignature(sent.body, sent.headers['x-service-signature'], hook.secret)).toBe(true)
+
+  const site = await ctx.call('POST', `${base}/${hook.id}/test?eventType=site.changed`, { token: TOKENS.webhooks })
+  expect(site.body.delivered).toBe(true)
+  expect(JSON.parse(rx.requests[1]!.body)).toMatchObject({ eventType: 'site.changed', scope: 'site', urls: {} })
+  expect((await ctx.call('POST', `${base}/${hook.id}/test?eventType=nope`, { token: TOKENS.webhooks })).body.error).toBe('invalid_event_type')
+
+  rx.answers = [{ status: 503, body: 'down' }]
+  const failed = await ctx.call('POST', `${base}/${hook.id}/test`, { token: TOKENS.webhooks })
+  expect(failed.body).toEqual({ delivered: false, status: 503, durationMs: expect.any(Number), responseBody: 'down' })
+
+  const log = await ctx.call('GET', `${base}/${hook.id}/deliveries`, { token: TOKENS.webhooks })
+  expect(log.status).toBe(200)
+  expect(log.body.map((d: any) => [d.eventType, d.status, d.attempts.map((a: any) => [a.attempt, a.trigger, a.statusCode])])).toEqual([
+    ['content.unpublished', 'failed', [[1, 'test', 503]]],
+    ['site.changed', 'delivered', [[1, 'test', 200]]],
+    ['content.unpublished', 'delivered', [[1, 'test', 200]]],
+  ])
+  expect(log.body[0]).toEqual({
+    eventId: expect.any(String), eventType: 'content.unpublished', status: 'failed', createdAt: ISO,
+    attempts: [{ attempt: 1, trigger: 'test', at: ISO, statusCode: 503, error: null, durationMs: expect.any(Number), nextAttemptAt: null }],
+  })
+})
+
+test('a publish writes an outbox row; redeliver puts the same event back to pending as manual', async () => {
+  const { body: hook } = await create({ label: 'r', provider: 'custom', target: rx.url })
+  const doc = { id: 'pages/about', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'About', slug: 'about' } } }
+  expect((await ctx.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
+  expect((await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/about'] } })).body[0].status).toBe(0)
+  const log = await ctx.call('GET', `${base}/${hook.id}/deliveries`, { token: TOKENS.webhooks })
+  expect(log.body).toEqual([{ eventId: expect.any(String), eventType: 'content.published', status: 'pending', createdAt: ISO, attempts: [] }])
+  const eventId = log.body[0].eventId
+  const row = ctx.db.$client.query('SELECT payload FROM outbox WHERE event_id = ?').get(eventId) as { payload: string }
+  expect(JSON.parse(row.payload)).toEqual({
+    v: 2, eventType: 'content.published', eventId, occurredAt: ISO, teamId: TEAM, workspaceId: 'main', userId: 'u-editor',
+    documentId: 'pages/about', collection: 'pages', locales: ['en'], status: 'published', url: '/about', urls: { en: '/about' },
+    previousUrls: [], scope: 'document',
+  })
+  ctx.db.$client.query("UPDATE outbox SET status = 'failed', attempts = 3 WHERE event_id = ? AND webhook_id = ?").run(eventId, hook.id)
+  const again = await ctx.call('POST', `${base}/${hook.id}/deliveries/${eventId}/redeliver`, { token: TOKENS.webhooks })
+  expect(again).toMatchObject({ status: 202, body: { eventId, eventType: 'content.published', status: 'pending' } })
+  expect(ctx.db.$client.query('SELECT status, attempts, trigger, payload FROM outbox WHERE event_id = ? AND webhook_id = ?').get(eventId, hook.id)).toEqual({
+    status: 'pending', attempts: 0, trigger: 'manual', payload: row.payload,
+  })
+  expect((await ctx.call('POST', `${base}/${hook.id}/deliveries/nope/redeliver`, { token: TOKENS.webhooks })).status).toBe(404)
+})
+
+test('delivery metrics are on /metrics', async () => {
+  const res = await ctx.call('GET', '/metrics', { token: null })
+  expect(res.text).toContain('service_webhook_outbox{status="pending"}')
+  expect(res.text).toContain('service_webhook_delivery_attempts{result="2xx"}')
+})

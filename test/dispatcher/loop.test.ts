@@ -1,0 +1,209 @@
+/** The dispatcher loop driven in-process with `runOnce(now)` and a hand-moved clock. */
+import { afterEach, beforeEach, expect, test } from 'bun:test'
+import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { startReceiver, type TestReceiver } from '../receiver'
+import { createDispatcher } from '../../dispatcher/loop'
+import { claimDue, completeAttempt } from '../../dispatcher/claim'
+import { createLogger } from '../../api/log'
+import pino from 'pino'
+import { verifySignature } from '../../receiver'
+
+let ctx: TestContext
+let rx: TestReceiver
+let clock: number
+let hook: { id: string; secret: string }
+
+function dispatcher(over: Partial<Parameters<typeof createDispatcher>[0]> = {}) {
+  return createDispatcher({
+    db: ctx.db, log: createLogger('silent', 'test'), metrics: ctx.metrics, pollMs: 50, now: () => clock,
+    allowPrivateTargets: true, timeoutMs: 2000, random: () => 0.5, siteChangeQuietMs: 30_000, siteChangeMaxHoldMs: 1_800_000, ...over,
+  })
+}
+const payloads = () => rx.requests.map((r) => JSON.parse(r.body))
+const page = (id: string, parent: string | null, locales: Record<string, { title: string; slug: string }>) =>
+  ({ id, contentType: 'page', fields: { parent }, locales })
+async function publish(doc: ReturnType<typeof page>) {
+  expect((await ctx.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
+  expect((await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [doc.id] } })).body[0].status).toBe(0)
+}
+
+beforeEach(async () => {
+  ctx = await createTestContext()
+  rx = startReceiver()
+  clock = Date.now() + 1000
+  const res = await ctx.call('POST', `/teams/${TEAM}/webhooks`, {
+    token: TOKENS.webhooks, body: { label: 'site', provider: 'custom', target: rx.url, events: ['content.published', 'content.unpublished', 'site.changed'] },
+  })
+  hook = res.body
+})
+afterEach(() => {
+  rx.stop()
+  ctx.close()
+})
+
+test('a publish is delivered signed, with the spec headers and payload', async () => {
+  await publish(page('pages/about', 'pages/home', { en: { title: 'About', slug: 'about' }, de: { title: 'Über', slug: 'ueber' } }))
+  expect(await dispatcher().runOnce(clock)).toBe(1)
+  const [req] = rx.requests
+  const body = JSON.parse(req!.body)
+  expect(req!.headers).toMatchObject({
+    'content-type': 'application/json; charset=utf-8', 'user-agent': 'Service-Webhooks/1.0',
+    'x-service-event': 'content.published', 'x-service-delivery': body.eventId,
+  })
+  expect(verifySignature(req!.body, req!.headers['x-service-signature'], hook.secret)).toBe(true)
+  expect(body).toEqual({
+    v: 2, eventType: 'content.published', eventId: expect.stringMatching(/^[0-9a-f-]{36}$/), occurredAt: expect.any(String),
+    teamId: TEAM, workspaceId: 'main', userId: 'u-editor', documentId: 'pages/about', collection: 'pages', locales: ['en', 'de'],
+    status: 'published', url: '/about', urls: { en: '/about' }, previousUrls: [], scope: 'document',
+  })
+  const log = await ctx.call('GET', `/teams/${TEAM}/webhooks/${hook.id}/deliveries`, { token: TOKENS.webhooks })
+  expect(log.body[0]).toMatchObject({ status: 'delivered', attempts: [{ attempt: 1, trigger: 'scheduled', statusCode: 200, error: null }] })
+})
+
+test('500 then 200: retried after 1-2 s with the same eventId and bytes', async () => {
+  rx.answers = [{ status: 500 }, { status: 200 }]
+  await publish(page('pages/a', 'pages/home', { en: { title: 'A', slug: 'a' } }))
+  const d = dispatcher()
+  await d.runOnce(clock)
+  expect(await d.runOnce(clock + 999)).toBe(0) // not due yet
+  expect(await d.runOnce(clock + 2000)).toBe(1)
+  expect(rx.requests).toHaveLength(2)
+  expect(rx.requests[1]!.body).toBe(rx.requests[0]!.body)
+  expect(rx.requests[1]!.headers['x-service-delivery']).toBe(rx.requests[0]!.headers['x-service-delivery'])
+  const log = await ctx.call('GET', `/teams/${TEAM}/webhooks/${hook.id}/deliveries`, { token: TOKENS.webhooks })
+  expect(log.body[0].status).toBe('delivered')
+  expect(log.body[0].attempts.map((a: any) => [a.attempt, a.statusCode, a.nextAttemptAt !== null])).toEqual([[1, 500, true], [2, 200, false]])
+})
+
+test('three 5xx attempts then failed; a 4xx is final at once; redeliver sends the same bytes again', async () => {
+  rx.answers = [{ status: 503 }]
+  await publish(page('pages/a', 'pages/home', { en: { title: 'A', slug: 'a' } }))
+  const d = dispatcher()
+  for (const at of [clock, clock + 2000, clock + 5000, clock + 9000]) await d.runOnce(at)
+  expect(rx.requests).toHaveLength(3)
+  rx.answers = [{ status: 404 }]
+  await publish(page('pages/b', 'pages/home', { en: { title: 'B', slug: 'b' } }))
+  for (const at of [clock + 10_000, clock + 20_000]) await d.runOnce(at)
+  expect(rx.requests).toHaveLength(4)
+  const log = (await ctx.call('GET', `/teams/${TEAM}/webhooks/${hook.id}/deliveries`, { token: TOKENS.webhooks })).body
+  expect(log.map((e: any) => [e.status, e.attempts.length])).toEqual([['failed', 1], ['failed', 3]])
+  rx.answers = [{ status: 200 }]
+  const again = await ctx.call('POST', `/teams/${TEAM}/webhooks/${hook.id}/deliveries/${log[1].eventId}/redeliver`, { token: TOKENS.webhooks })
+  expect(again.status).toBe(202)
+  await d.runOnce(Date.now() + 1000)
+  expect(rx.requests[4]!.body).toBe(rx.requests[0]!.body)
+  const after = (await ctx.call('GET', `/teams/${TEAM}/webhooks/${hook.id}/deliveries`, { token: TOKENS.webhooks })).body
+  expect(after[1].status).toBe('delivered')
+  expect(after[1].attempts.at(-1)).toMatchObject({ attempt: 1, trigger: 'manual', statusCode: 200 })
+})
+
+test('archive and delete send content.unpublished with the old paths', async () => {
+  await publish(page('pages/a', 'pages/home', { en: { title: 'A', slug: 'a' }, fr: { title: 'A', slug: 'a-fr' } }))
+  await publish(page('pages/b', 'pages/home', { en: { title: 'B', slug: 'b' } }))
+  await ctx.call('POST', `/content/archive/${TEAM}`, { body: { ids: ['pages/a'] } })
+  await ctx.call('POST', `/content/delete/${TEAM}`, { body: { ids: ['pages/b'] } })
+  await dispatcher().runOnce(clock)
+  const byDoc = payloads().filter((p) => p.eventType === 'content.unpublished').map((p) => [p.documentId, p.status, p.url, p.urls, p.previousUrls, p.locales])
+  // pages/home has no fr slug, so pages/a has no fr URL (contract.md page URLs).
+  expect(byDoc).toEqual([['pages/a', 'archived', '/a', {}, ['/a'], []], ['pages/b', 'deleted', '/b', {}, ['/b'], []]])
+})
+
+test('moving a published page in place sends content.published with its and its children old paths', async () => {
+  await publish(page('pages/company', 'pages/home', { en: { title: 'C', slug: 'company' } }))
+  await publish(page('pages/about', 'pages/home', { en: { title: 'About', slug: 'about' } }))
+  await publish(page('pages/team', 'pages/about', { en: { title: 'Team', slug: 'team' } }))
+  await dispatcher().runOnce(clock)
+  rx.requests.length = 0
+  expect((await ctx.call('POST', `/content/${TEAM}`, { body: page('pages/about', 'pages/company', { en: { title: 'About', slug: 'about' } }) })).status).toBe(200)
+  await dispatcher().runOnce(clock)
+  expect(payloads()).toEqual([expect.objectContaining({
+    eventType: 'content.published', documentId: 'pages/about', userId: 'u-editor', locales: ['en'],
+    url: '/company/about', urls: { en: '/company/about' }, previousUrls: ['/about', '/about/team'], scope: 'document',
+  })])
+})
+
+test('a burst of site changes yields one site.changed after the quiet period; editor-only changes count for nothing', async () => {
+  const d = dispatcher()
+  const put = (path: string, body: unknown) => ctx.call('PUT', `/teams/${TEAM}${path}`, { body })
+  expect((await put('/content-types/page', { collection: 'pages', urls: true, label: 'Pages', icon: 'doc', fields: [{ name: 'title', localizable: true }, { name: 'slug', localizable: true }, { name: 'parent' }, { name: 'sku' }] })).body.siteChanged).toBe(false)
+  expect((await put('/locales', { locales: ['en', 'de'], defaultLocale: 'en' })).status).toBe(200)
+  expect((await put('/localization', { fallbacks: { de: 'en' } })).status).toBe(200)
+  expect((await put('/content-index', { fields: ['title'] })).body).toEqual({ indexGeneration: 1 })
+  expect((await ctx.call('PUT', `/teams/${TEAM}/locales`, { token: TOKENS.webhooks, body: { locales: ['en'], defaultLocale: 'en' } })).status).toBe(403)
+  const now = Date.now()
+  await d.runOnce(now + 29_000)
+  expect(rx.requests).toHaveLength(0)
+  await d.runOnce(now + 31_000)
+  await d.runOnce(now + 62_000)
+  expect(payloads()).toEqual([{
+    v: 2, eventType: 'site.changed', eventId: expect.any(String), occurredAt: expect.any(String), teamId: TEAM, workspaceId: 'main',
+    userId: 'u-editor', documentId: null, collection: null, locales: [], status: 'index', url: '', urls: {}, previousUrls: [], scope: 'site',
+  }])
+})
+
+test('an expired lease is claimable again; a lost lease writes nothing', async () => {
+  await publish(page('pages/a', 'pages/home', { en: { title: 'A', slug: 'a' } }))
+  const [row] = claimDue(ctx.db, { now: clock, leaseMs: 5000, limit: 10 }) // a dispatcher that then dies
+  expect(row).toBeDefined()
+  expect(await dispatcher().runOnce(clock + 1000)).toBe(0)
+  expect(await dispatcher().runOnce(clock + 5000)).toBe(1)
+  const stale = completeAttempt(ctx.db, row!, { statusCode: 200, error: null, refused: false, durationMs: 1, responseBody: '' }, { status: 'delivered' }, clock)
+  expect(stale).toBe(false)
+  expect(ctx.db.$client.query('SELECT COUNT(*) AS n FROM delivery_attempts').get()).toEqual({ n: 1 })
+})
+
+test('a slow receiver does not hold back another webhook', async () => {
+  const slow = startReceiver([{ status: 200, delayMs: 1500 }])
+  try {
+    await ctx.call('PATCH', `/teams/${TEAM}/webhooks/${hook.id}`, { token: TOKENS.webhooks, body: { target: slow.url } })
+    const fast = startReceiver()
+    await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'fast', provider: 'custom', target: fast.url } })
+    const d = dispatcher({ now: Date.now })
+    d.start()
+    const t0 = Date.now()
+    await publish(page('pages/a', 'pages/home', { en: { title: 'A', slug: 'a' } }))
+    while (fast.requests.length === 0 && Date.now() - t0 < 3000) await Bun.sleep(10)
+    expect(Date.now() - t0).toBeLessThan(1000)
+    await d.stop() // waits for the slow send in flight
+    expect(slow.requests).toHaveLength(1)
+    fast.stop()
+  } finally {
+    slow.stop()
+  }
+})
+
+test('log lines carry eventId and webhookId, never the secret, signature or a provider token', async () => {
+  const lines: string[] = []
+  const log = pino({ level: 'info', base: { component: 'dispatcher' } }, { write: (l: string) => void lines.push(l) })
+  rx.answers = [{ status: 500 }, { status: 200 }]
+  await ctx.call('POST', `/teams/${TEAM}/webhooks`, {
+    token: TOKENS.webhooks, body: { label: 'gh', provider: 'github', target: 'https://api.github.com/repos/a/b/dispatches', options: { token: 'ghp_never_logged' } },
+  })
+  await publish(page('pages/a', 'pages/home', { en: { title: 'A', slug: 'a' } }))
+  // GitHub itself is never called from tests: its requests are answered here.
+  const stubGithub = (async (url: string | URL | Request, init?: RequestInit) =>
+    String(url).startsWith('https://api.github.com/') ? new Response(null, { status: 204 }) : fetch(url, init)) as typeof fetch
+  const d = dispatcher({ log, fetch: stubGithub })
+  await d.runOnce(clock)
+  await d.runOnce(clock + 2000)
+  const text = lines.join('')
+  const signature = rx.requests[0]!.headers['x-service-signature']!
+  expect(text).toContain('"eventId"')
+  expect(text).toContain('"webhookId"')
+  expect(text).toContain('"component":"delivery"')
+  for (const secret of [hook.secret, signature, signature.slice(7), 'ghp_never_logged']) expect(text).not.toContain(secret)
+})
+
+test('a scheduled publish is reported with userId null', async () => {
+  await publish(page('pages/s', 'pages/home', { en: { title: 'S', slug: 's' } }))
+  await dispatcher().runOnce(clock)
+  rx.requests.length = 0
+  await ctx.call('POST', `/content/${TEAM}`, { body: page('pages/s/draft', 'pages/home', { en: { title: 'S2', slug: 's2' } }) })
+  const at = new Date(clock + 60_000).toISOString()
+  expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/s', publishAt: at } })).status).toBe(201)
+  await dispatcher().runOnce(clock + 60_000)
+  await dispatcher().runOnce(clock + 60_000)
+  expect(payloads().map(({ eventType, userId, documentId, urls, previousUrls }) => ({ eventType, userId, documentId, urls, previousUrls }))).toEqual([
+    { eventType: 'content.published', userId: null, documentId: 'pages/s', urls: { en: '/s2' }, previousUrls: ['/s'] },
+  ])
+})

@@ -1,0 +1,202 @@
+/**
+ * End to end: the REAL dispatcher process (`bun dispatcher/main.ts`) on the temp-file database
+ * of a `createApp` instance, delivering to real receivers on 127.0.0.1.
+ */
+import { afterEach, expect, test } from 'bun:test'
+import { verify } from '@octokit/webhooks-methods'
+import { createTestContext, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
+import { startReceiver, type Answer, type TestReceiver } from '../receiver'
+import { verifySignature } from '../../receiver'
+import { hostname } from 'node:os'
+import { blockedAddressReason, systemLookup } from '../../dispatcher/ssrf'
+
+const root = new URL('../..', import.meta.url).pathname
+const cleanup: (() => void | Promise<void>)[] = []
+afterEach(async () => {
+  for (const fn of cleanup.splice(0).reverse()) await fn()
+})
+
+type Proc = ReturnType<typeof Bun.spawn>
+async function kill(p: Proc, signal: NodeJS.Signals = 'SIGTERM') {
+  if (p.exitCode !== null || p.signalCode !== null) return
+  p.kill(signal)
+  const exited = await Promise.race([p.exited.then(() => true), Bun.sleep(3000).then(() => false)])
+  if (!exited) p.kill('SIGKILL')
+  await p.exited
+}
+
+async function setup(opts: { answers?: Answer[]; env?: Record<string, string>; events?: string[] } = {}) {
+  const ctx: TestContext = await createTestContext()
+  const rx: TestReceiver = startReceiver(opts.answers)
+  cleanup.push(() => ctx.close(), () => rx.stop())
+  const res = await ctx.call('POST', `/teams/${TEAM}/webhooks`, {
+    token: TOKENS.webhooks, body: { label: 'e2e', provider: 'custom', target: rx.url, events: opts.events ?? ['content.published', 'content.unpublished'] },
+  })
+  expect(res.status).toBe(201)
+  const env = {
+    PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', DATABASE_PATH: ctx.path, LOG_LEVEL: 'warn',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', DISPATCHER_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '300', DISPATCHER_LEASE_MS: '1000',
+    SITE_CHANGE_QUIET_MS: '300', SITE_CHANGE_MAX_HOLD_MS: '60000', ...opts.env,
+  }
+  const spawn = () => {
+    const p = Bun.spawn(['bun', 'dispatcher/main.ts'], { cwd: root, env, stdout: 'ignore', stderr: 'inherit' })
+    cleanup.push(() => kill(p, 'SIGKILL'))
+    return p
+  }
+  const publish = async (id: string, slug = id.split('/').pop()!) => {
+    const doc = { id, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: id, slug } } }
+    expect((await ctx.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
+    const res = await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })
+    expect(res.body[0].status).toBe(0)
+  }
+  const attempts = () => ctx.db.$client.query('SELECT attempt, status_code AS statusCode, error FROM delivery_attempts ORDER BY id').all()
+  return { ctx, rx, secret: res.body.secret as string, hookId: res.body.id as string, spawn, publish, attempts }
+}
+
+test('exact headers and payload, signature valid for our verifier and @octokit/webhooks-methods', async () => {
+  const { rx, secret, spawn, publish } = await setup()
+  spawn()
+  await publish('pages/about', 'about')
+  await waitFor(() => rx.requests.length > 0, 10_000, 'delivery')
+  const [req] = rx.requests
+  const body = JSON.parse(req!.body)
+  const pick = (h: Record<string, string>, keys: string[]) => Object.fromEntries(keys.map((k) => [k, h[k]]))
+  expect(pick(req!.headers, ['content-type', 'user-agent', 'x-service-event', 'x-service-delivery'])).toEqual({
+    'content-type': 'application/json; charset=utf-8', 'user-agent': 'Service-Webhooks/1.0',
+    'x-service-event': 'content.published', 'x-service-delivery': body.eventId,
+  })
+  expect(req!.method).toBe('POST')
+  expect(req!.path).toBe('/hook')
+  expect(verifySignature(req!.body, req!.headers['x-service-signature'], secret)).toBe(true)
+  expect(await verify(secret, req!.body, req!.headers['x-service-signature']!)).toBe(true)
+  expect(body).toEqual({
+    v: 2, eventType: 'content.published', eventId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+    occurredAt: expect.stringMatching(/Z$/), teamId: TEAM, workspaceId: 'main', userId: 'u-editor', documentId: 'pages/about',
+    collection: 'pages', locales: ['en'], status: 'published', url: '/about', urls: { en: '/about' }, previousUrls: [], scope: 'document',
+  })
+})
+
+test('500 then 200: delivered on attempt 2 with the same eventId; 404 is final after one attempt', async () => {
+  const { rx, spawn, publish, attempts } = await setup({ answers: [{ status: 500 }, { status: 200 }, { status: 404 }] })
+  spawn()
+  await publish('pages/a')
+  await waitFor(() => rx.requests.length >= 2, 10_000, 'second attempt')
+  const [first, second] = rx.requests
+  expect(second!.headers['x-service-delivery']).toBe(first!.headers['x-service-delivery'])
+  expect(second!.body).toBe(first!.body)
+  expect(second!.at - first!.at).toBeGreaterThanOrEqual(1000)
+  await publish('pages/b')
+  await waitFor(() => rx.requests.length >= 3, 10_000, '404 attempt')
+  await Bun.sleep(2500) // a retry would come within 1-2 s
+  expect(rx.requests).toHaveLength(3)
+  expect(attempts()).toEqual([
+    { attempt: 1, statusCode: 500, error: null }, { attempt: 2, statusCode: 200, error: null }, { attempt: 1, statusCode: 404, error: null },
+  ])
+})
+
+test('a receiver slower than WEBHOOK_TIMEOUT_MS is retried', async () => {
+  const { rx, spawn, publish, attempts } = await setup({ answers: [{ status: 200, delayMs: 1000 }, { status: 200 }] })
+  spawn()
+  await publish('pages/slow')
+  await waitFor(() => rx.requests.length >= 2 && (attempts() as unknown[]).length >= 2, 10_000, 'retry after timeout')
+  expect(attempts()).toEqual([{ attempt: 1, statusCode: null, error: 'timeout after 300 ms' }, { attempt: 2, statusCode: 200, error: null }])
+})
+
+test('kill -9 mid-burst, restart: every event arrives', async () => {
+  const { ctx, rx, spawn, publish } = await setup({ answers: [{ status: 200, delayMs: 150 }] })
+  const ids = Array.from({ length: 30 }, (_, i) => `pages/burst-${i}`)
+  for (const id of ids) await publish(id)
+  const first = spawn()
+  await waitFor(() => rx.requests.length > 0, 10_000, 'first delivery')
+  first.kill('SIGKILL')
+  await first.exited
+  const delivered = ctx.db.$client.query("SELECT COUNT(*) AS n FROM outbox WHERE status = 'delivered'").get() as { n: number }
+  expect(delivered.n).toBeLessThan(ids.length) // it really died mid-burst
+  spawn()
+  const docs = () => new Set(rx.requests.map((r) => JSON.parse(r.body).documentId))
+  await waitFor(() => ids.every((id) => docs().has(id)), 20_000, 'every event')
+  expect([...docs()].filter((d) => d.startsWith('pages/burst-')).sort()).toEqual([...ids].sort())
+})
+
+test('a burst of site changes yields one site.changed', async () => {
+  const { ctx, rx, spawn } = await setup({ events: ['site.changed'] })
+  spawn()
+  for (const [path, body] of [
+    ['/locales', { locales: ['en', 'de'], defaultLocale: 'en' }],
+    ['/localization', { fallbacks: { de: 'en' } }],
+    ['/content-index', { fields: ['title'] }],
+    ['/locales', { locales: ['en', 'de', 'fr'], defaultLocale: 'en' }],
+  ] as const) expect((await ctx.call('PUT', `/teams/${TEAM}${path}`, { body })).status).toBe(200)
+  await waitFor(() => rx.requests.length > 0, 10_000, 'site.changed')
+  await Bun.sleep(800)
+  expect(rx.requests.map((r) => JSON.parse(r.body)).map(({ eventType, status, scope, documentId }) => ({ eventType, status, scope, documentId }))).toEqual([
+    { eventType: 'site.changed', status: 'locales', scope: 'site', documentId: null },
+  ])
+})
+
+test('site.changed is never held longer than the max hold, however often things change', async () => {
+  const { ctx, rx, spawn } = await setup({ events: ['site.changed'], env: { SITE_CHANGE_QUIET_MS: '1000', SITE_CHANGE_MAX_HOLD_MS: '1500' } })
+  spawn()
+  const t0 = Date.now()
+  let n = 0
+  while (rx.requests.length === 0 && Date.now() - t0 < 8000) {
+    await ctx.call('PUT', `/teams/${TEAM}/localization`, { body: { fallbacks: n++ % 2 ? { de: 'en' } : { fr: 'en' } } })
+    await Bun.sleep(100) // always inside the quiet period
+  }
+  expect(rx.requests).toHaveLength(1)
+  expect(rx.requests[0]!.at - t0).toBeGreaterThanOrEqual(1500)
+  expect(rx.requests[0]!.at - t0).toBeLessThan(3000)
+})
+
+test('SSRF: a target resolving to 127.0.0.1 is refused at send time when private targets are not allowed', async () => {
+  const { ctx, rx, hookId, spawn, publish, attempts } = await setup({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' } })
+  // Saved while the api allowed it (as a DNS change would do later): the send-time check must catch it.
+  ctx.db.$client.query('UPDATE webhooks SET target = ? WHERE id = ?').run(`https://127.0.0.1:${rx.port}/hook`, hookId)
+  spawn()
+  await publish('pages/ssrf')
+  await waitFor(() => (attempts() as unknown[]).length > 0, 10_000, 'refused attempt')
+  await Bun.sleep(1500)
+  expect(attempts()).toEqual([{ attempt: 1, statusCode: null, error: expect.stringMatching(/^refused: .*public address \(loopback\)/) }])
+  expect(ctx.db.$client.query('SELECT status FROM outbox').all()).toEqual([{ status: 'failed' }])
+  expect(rx.requests).toHaveLength(0)
+})
+
+test('SSRF: a host NAME resolving to a private address is refused after the DNS lookup', async () => {
+  const addresses = await systemLookup(hostname()).catch(() => [] as string[])
+  if (addresses.length === 0 || addresses.some((a) => !blockedAddressReason(a))) return // needs a host name that resolves privately
+  const { ctx, rx, hookId, spawn, publish, attempts } = await setup({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' } })
+  ctx.db.$client.query('UPDATE webhooks SET target = ? WHERE id = ?').run(`https://${hostname()}:${rx.port}/hook`, hookId)
+  spawn()
+  await publish('pages/ssrf-dns')
+  await waitFor(() => (attempts() as unknown[]).length > 0, 10_000, 'refused attempt')
+  expect(attempts()).toEqual([{ attempt: 1, statusCode: null, error: expect.stringMatching(/^refused: target resolves to a non-public address/) }])
+  expect(rx.requests).toHaveLength(0)
+})
+
+test('a receiver that is down does not slow publishing', async () => {
+  const { ctx, rx, spawn, publish } = await setup()
+  rx.stop() // connection refused from now on
+  const dead = startReceiver([{ status: 200, delayMs: 5000 }])
+  cleanup.push(() => dead.stop())
+  await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'hung', provider: 'custom', target: dead.url } })
+  spawn()
+  const latencies: number[] = []
+  for (let i = 0; i < 20; i++) {
+    const t = performance.now()
+    await publish(`pages/p${i}`)
+    latencies.push(performance.now() - t)
+  }
+  latencies.sort((a, b) => a - b)
+  expect(latencies[latencies.length - 1]!).toBeLessThan(250)
+})
+
+test('SIGTERM waits for the send in flight and records it before exiting', async () => {
+  const { ctx, rx, spawn, publish, attempts } = await setup({ answers: [{ status: 200, delayMs: 700 }], env: { WEBHOOK_TIMEOUT_MS: '5000' } })
+  const p = spawn()
+  await publish('pages/term')
+  await waitFor(() => rx.requests.length > 0, 10_000, 'request in flight')
+  p.kill('SIGTERM')
+  expect(await p.exited).toBe(0)
+  expect(attempts()).toEqual([{ attempt: 1, statusCode: 200, error: null }])
+  expect(ctx.db.$client.query('SELECT status, lease_token AS lease FROM outbox').all()).toEqual([{ status: 'delivered', lease: null }])
+})

@@ -1,0 +1,44 @@
+import { expect, test } from 'bun:test'
+import { buildRequest } from '../../dispatcher/providers'
+import { verifySignature } from '../../receiver'
+
+const payload = JSON.stringify({
+  v: 2, eventType: 'content.published', eventId: 'e-1', occurredAt: '2026-11-22T10:00:00.000Z', teamId: 'acme', workspaceId: 'main',
+  userId: 'u', documentId: 'pages/a', collection: 'pages', locales: ['en'], status: 'published', url: '/a', urls: { en: '/a' }, previousUrls: [], scope: 'document',
+})
+const out = (provider: 'custom' | 'netlify' | 'vercel' | 'github', target: string, options = {}) =>
+  buildRequest({ webhook: { provider, target, secret: 'sek', options }, payload, eventType: 'content.published', eventId: 'e-1' })
+
+const spec = (body: string) => ({
+  'Content-Type': 'application/json; charset=utf-8', 'User-Agent': 'Service-Webhooks/1.0',
+  'X-Service-Event': 'content.published', 'X-Service-Delivery': 'e-1', 'X-Service-Signature': expect.stringMatching(/^sha256=/),
+  _body: body,
+})
+
+test('custom: the stored bytes, signed', () => {
+  const r = out('custom', 'https://hooks.example.com/x')
+  expect({ ...r.headers, _body: r.body }).toEqual(spec(payload))
+  expect(r.url).toBe('https://hooks.example.com/x')
+  expect(verifySignature(r.body, r.headers['X-Service-Signature'], 'sek')).toBe(true)
+})
+
+test('netlify and vercel build hooks: an empty JSON body; netlify names the build', () => {
+  const n = out('netlify', 'https://api.netlify.com/build_hooks/abc')
+  expect(n.url).toBe('https://api.netlify.com/build_hooks/abc?trigger_title=content.published+pages%2Fa')
+  expect({ ...n.headers, _body: n.body }).toEqual(spec('{}'))
+  const v = out('vercel', 'https://api.vercel.com/v1/integrations/deploy/prj/abc')
+  expect({ url: v.url, body: v.body }).toEqual({ url: 'https://api.vercel.com/v1/integrations/deploy/prj/abc', body: '{}' })
+  expect(verifySignature(v.body, v.headers['X-Service-Signature'], 'sek')).toBe(true)
+})
+
+test('github: repository_dispatch with token, accept header and at most 10 client_payload keys', () => {
+  const r = out('github', 'https://api.github.com/repos/acme/site/dispatches', { token: 'ghp_x', eventType: 'cms' })
+  const body = JSON.parse(r.body)
+  expect(body).toEqual({
+    event_type: 'cms',
+    client_payload: { v: 2, eventType: 'content.published', eventId: 'e-1', teamId: 'acme', documentId: 'pages/a', status: 'published', url: '/a', urls: { en: '/a' }, previousUrls: [], scope: 'document' },
+  })
+  expect(Object.keys(body.client_payload).length).toBeLessThanOrEqual(10)
+  expect(r.headers).toMatchObject({ Authorization: 'Bearer ghp_x', Accept: 'application/vnd.github+json' })
+  expect(JSON.parse(out('github', 'https://api.github.com/repos/a/b/dispatches', { token: 't' }).body).event_type).toBe('content.published')
+})

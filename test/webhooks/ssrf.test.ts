@@ -1,0 +1,33 @@
+import { expect, test } from 'bun:test'
+import { blockedAddressReason, checkTargetAtSend, checkTargetSyntax } from '../../dispatcher/ssrf'
+
+const blocked = [
+  '127.0.0.1', '127.255.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '169.254.1.1',
+  '100.64.0.1', '100.127.255.255', '0.0.0.0', '224.0.0.1', '255.255.255.255',
+  '::', '::1', 'fe80::1', 'fc00::1', 'fd00:ec2::254', 'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254', '64:ff9b::10.0.0.1',
+]
+const allowed = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']
+
+for (const ip of blocked) test(`blocks ${ip}`, () => expect(blockedAddressReason(ip)).not.toBeNull())
+for (const ip of allowed) test(`allows ${ip}`, () => expect(blockedAddressReason(ip)).toBeNull())
+
+test('save-time syntax rules', () => {
+  expect(checkTargetSyntax('https://hooks.example.com/x', false)).toBeNull()
+  expect(checkTargetSyntax('http://hooks.example.com/x', false)).toMatch(/https/)
+  expect(checkTargetSyntax('http://127.0.0.1:9/x', true)).toBeNull()
+  expect(checkTargetSyntax('https://localhost/x', false)).toMatch(/localhost/)
+  expect(checkTargetSyntax('https://[::1]/x', false)).toMatch(/loopback/)
+  expect(checkTargetSyntax('https://user:pw@example.com/x', false)).toMatch(/credentials/)
+})
+
+test('send-time check resolves the host and refuses when any address is private', async () => {
+  const lookup = (map: Record<string, string[]>) => async (host: string) => map[host] ?? []
+  const dns = lookup({ 'public.test': ['93.184.216.34'], 'rebind.test': ['93.184.216.34', '10.0.0.5'], 'meta.test': ['fd00:ec2::254'] })
+  expect(await checkTargetAtSend('https://public.test/x', false, dns)).toBeNull()
+  expect(await checkTargetAtSend('https://rebind.test/x', false, dns)).toEqual({ error: expect.stringMatching(/^refused: .*private/), final: true })
+  expect((await checkTargetAtSend('https://meta.test/x', false, dns))?.final).toBe(true)
+  expect(await checkTargetAtSend('https://nothing.test/x', false, dns)).toEqual({ error: expect.stringMatching(/network error/), final: false })
+  expect(await checkTargetAtSend('https://rebind.test/x', true, dns)).toBeNull()
+  const failing = async () => { throw Object.assign(new Error('nx'), { code: 'ENOTFOUND' }) }
+  expect(await checkTargetAtSend('https://x.test/x', false, failing)).toEqual({ error: 'network error: cannot resolve host (ENOTFOUND)', final: false })
+})

@@ -1,0 +1,70 @@
+import { expect, test } from 'bun:test'
+import { computeUrls, MAX_PAGES_BELOW, pathOf, type PageNode, type UrlInput } from '../../api/webhooks/urls'
+
+const page = (id: string, parent: string | null, slugs: Record<string, unknown>, published = true): PageNode => ({ id, parent, slugs, published })
+const tree = (...nodes: PageNode[]) => new Map(nodes.map((n) => [n.id, n]))
+const home = page('home', null, { en: '', de: '', fr: '' })
+const base = (over: Partial<UrlInput>): UrlInput => ({
+  documentId: 'about', urlsEnabled: true, locales: ['en', 'de', 'fr'], defaultLocale: 'en',
+  before: null, after: null, others: tree(home), ...over,
+})
+
+test('pathOf: root, nested, missing slug, cycle and missing ancestor', () => {
+  const t = tree(home, page('a', 'home', { en: 'a' }), page('b', 'a', { en: 'b', de: 'b' }), page('x', 'y', { en: 'x' }), page('y', 'x', { en: 'y' }), page('orphan', 'gone', { en: 'o' }))
+  const lookup = (id: string) => t.get(id)
+  expect(pathOf('home', 'en', lookup)).toBe('/')
+  expect(pathOf('b', 'en', lookup)).toBe('/a/b')
+  expect(pathOf('b', 'de', lookup)).toBeNull() // ancestor has no slug in de
+  expect(pathOf('b', 'fr', lookup)).toBeNull()
+  expect(typeof pathOf('x', 'en', lookup)).toBe('symbol') // cycle
+  expect(typeof pathOf('orphan', 'en', lookup)).toBe('symbol') // missing ancestor
+})
+
+const cases: [string, Partial<UrlInput>, ReturnType<typeof computeUrls>][] = [
+  ['first publish: urls per locale, no previous', { after: page('about', 'home', { en: 'about', de: 'ueber' }) },
+    { url: '/about', urls: { en: '/about', de: '/ueber' }, previousUrls: [], scope: 'document' }],
+  ['republish without URL change', { before: page('about', 'home', { en: 'about' }), after: page('about', 'home', { en: 'about' }) },
+    { url: '/about', urls: { en: '/about' }, previousUrls: [], scope: 'document' }],
+  ['new slug in one locale', { before: page('about', 'home', { en: 'about', de: 'about' }), after: page('about', 'home', { en: 'about', de: 'ueber' }) },
+    { url: '/about', urls: { en: '/about', de: '/ueber' }, previousUrls: [], scope: 'document' }],
+  ['new slug everywhere', { before: page('about', 'home', { en: 'about', de: 'ueber' }), after: page('about', 'home', { en: 'about-us', de: 'ueber-uns' }) },
+    { url: '/about-us', urls: { en: '/about-us', de: '/ueber-uns' }, previousUrls: ['/about', '/ueber'], scope: 'document' }],
+  ['slug removed in a locale', { before: page('about', 'home', { en: 'about', fr: 'a-propos' }), after: page('about', 'home', { en: 'about' }) },
+    { url: '/about', urls: { en: '/about' }, previousUrls: ['/a-propos'], scope: 'document' }],
+  ['no default-locale URL: url is empty', { after: page('about', 'home', { de: 'ueber' }) },
+    { url: '', urls: { de: '/ueber' }, previousUrls: [], scope: 'document' }],
+  ['moved under another parent, with children', {
+    before: page('about', 'home', { en: 'about' }), after: page('about', 'company', { en: 'about' }),
+    others: tree(home, page('company', 'home', { en: 'company' }), page('team', 'about', { en: 'team' }), page('jobs', 'team', { en: 'jobs' }), page('draft', 'about', { en: 'draft' }, false)),
+  }, { url: '/company/about', urls: { en: '/company/about' }, previousUrls: ['/about', '/about/team', '/about/team/jobs'], scope: 'document' }],
+  ['taken down: every own path and the paths below', {
+    before: page('about', 'home', { en: 'about', de: 'ueber' }), after: null,
+    others: tree(home, page('team', 'about', { en: 'team' })),
+  }, { url: '/about', urls: {}, previousUrls: ['/about', '/ueber', '/about/team'], scope: 'document' }],
+  ['taken down without any URL', { before: page('about', 'home', {}), after: null }, { url: '', urls: {}, previousUrls: [], scope: 'document' }],
+  ['content type without URLs', { urlsEnabled: false, before: page('about', 'home', { en: 'a' }), after: page('about', 'home', { en: 'b' }) },
+    { url: '', urls: {}, previousUrls: [], scope: 'document' }],
+  ['missing ancestor: site scope', { after: page('about', 'nowhere', { en: 'about' }) }, { url: '', urls: {}, previousUrls: [], scope: 'site' }],
+  ['cycle: site scope', { after: page('about', 'loop', { en: 'about' }), others: tree(home, page('loop', 'about', { en: 'loop' })) },
+    { url: '', urls: {}, previousUrls: [], scope: 'site' }],
+  ['home page itself', { documentId: 'home', before: home, after: home, others: tree() }, { url: '/', urls: { en: '/', de: '/', fr: '/' }, previousUrls: [], scope: 'document' }],
+]
+
+for (const [name, input, expected] of cases) {
+  test(`computeUrls: ${name}`, () => expect(computeUrls(base(input))).toEqual(expected))
+}
+
+test(`more than ${MAX_PAGES_BELOW} pages below a renamed page: site scope, own paths still listed`, () => {
+  const below = Array.from({ length: MAX_PAGES_BELOW + 1 }, (_, i) => page(`p${i}`, 'about', { en: `p${i}` }))
+  const input = base({ before: page('about', 'home', { en: 'about' }), after: page('about', 'home', { en: 'about-us' }), others: tree(home, ...below) })
+  expect(computeUrls(input)).toEqual({ url: '/about-us', urls: { en: '/about-us' }, previousUrls: ['/about'], scope: 'site' })
+  const exactly = base({ ...input, others: tree(home, ...below.slice(1)) })
+  expect(computeUrls(exactly).scope).toBe('document')
+  expect(computeUrls(exactly).previousUrls).toHaveLength(1 + MAX_PAGES_BELOW)
+})
+
+test('many pages below a page whose URL did not change cost nothing and stay document scope', () => {
+  const below = Array.from({ length: 1000 }, (_, i) => page(`p${i}`, 'about', { en: `p${i}` }))
+  const p = page('about', 'home', { en: 'about' })
+  expect(computeUrls(base({ before: p, after: p, others: tree(home, ...below) })).scope).toBe('document')
+})
