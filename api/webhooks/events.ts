@@ -74,7 +74,8 @@ interface DocumentEvent {
 
 function documentEvent(tx: Tx, e: DocumentEvent): void {
   // Cheap exit first: no subscribed webhook, no URL work.
-  if (subscribedWebhooks(tx, e.teamId, e.eventType).length === 0) return
+  const targets = subscribedWebhooks(tx, e.teamId, e.eventType)
+  if (targets.length === 0) return
   const team = getTeam(tx, e.teamId)
   if (!team) return
   const type = getContentType(tx, e.teamId, String(e.row.body.contentType))
@@ -91,7 +92,7 @@ function documentEvent(tx: Tx, e: DocumentEvent): void {
     v: 2, eventType: e.eventType, eventId: crypto.randomUUID(), occurredAt: new Date().toISOString(),
     teamId: e.teamId, workspaceId: team.workspaceId, userId: e.userId, documentId: e.row.id,
     collection: e.row.collection, locales: e.locales, status: e.status, ...urls,
-  })
+  }, Date.now(), targets)
 }
 
 /** Every other live canonical of the team whose content type has URLs: the page tree. */
@@ -122,8 +123,12 @@ function subscribedWebhooks(conn: Conn, teamId: string, eventType: EventType) {
 }
 
 /** Inserts one outbox row per subscribed webhook, all carrying the same serialised bytes. */
-export function enqueueEvent(conn: Conn, payload: EventPayload, at = Date.now()): number {
-  const targets = subscribedWebhooks(conn, payload.teamId, payload.eventType)
+export function enqueueEvent(
+  conn: Conn,
+  payload: EventPayload,
+  at = Date.now(),
+  targets = subscribedWebhooks(conn, payload.teamId, payload.eventType),
+): number {
   if (targets.length === 0) return 0
   const bytes = JSON.stringify(payload)
   conn
