@@ -5,15 +5,9 @@ import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
 import { SnapshotRecord } from '../snapshots/model'
 import { getHistory } from './service'
+import { VersionPage } from '../versions/model'
 
 const Locales = t.Array(t.String(), { description: 'Locale codes it carries' })
-const VersionRow = t.Object({
-  version: t.String(),
-  publishedAt: t.String(),
-  publishedBy: t.String(),
-  locales: t.Array(t.String()),
-  status: t.Literal('published'),
-})
 
 export const HistoryResponse = t.Object({
   id: t.String({ description: 'Canonical id' }),
@@ -26,10 +20,7 @@ export const HistoryResponse = t.Object({
     t.Null(),
   ]),
   snapshots: t.Array(t.Composite([SnapshotRecord, t.Object({ locales: Locales })]), { description: 'Active snapshots, newest first' }),
-  versions: t.Object(
-    { rows: t.Array(VersionRow), hasMore: t.Boolean(), nextStart: t.Integer() },
-    { description: 'First page of GET /content/versions (start 0, page size 25)' },
-  ),
+  versions: t.Composite([VersionPage], { description: 'First page of GET /content/versions (start 0, page size 25)' }),
 })
 
 export function historyRoutes({ db }: AppDeps) {

@@ -3,17 +3,10 @@ import { Elysia, t } from 'elysia'
 import { authorize } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
+import { VersionPage } from './model'
 import { getVersionBody, listVersions, parsePaging, requireCanonical } from './service'
 
 const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
-// Query values stay strings here so that every refusal gets spec.md's code, not a generic 422.
-const VersionRow = t.Object({
-  version: t.String(),
-  publishedAt: t.String(),
-  publishedBy: t.String(),
-  locales: t.Array(t.String()),
-  status: t.Literal('published'),
-})
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 
 export function versionRoutes({ db }: AppDeps) {
@@ -28,12 +21,13 @@ export function versionRoutes({ db }: AppDeps) {
       },
       {
         params: team,
+        // Query values stay strings so that every refusal gets spec.md's code, not a generic 422.
         query: t.Object({
           id: t.Optional(t.String({ description: 'Canonical id' })),
           start: t.Optional(t.String({ description: 'Raw revision offset, default 0' })),
           pageSize: t.Optional(t.String({ description: 'Default 25, capped at 100' })),
         }, { additionalProperties: true }),
-        response: { 200: t.Object({ rows: t.Array(VersionRow), hasMore: t.Boolean(), nextStart: t.Integer() }), ...errors },
+        response: { 200: VersionPage, ...errors },
         detail: { summary: 'List Published Versions of a canonical, newest first' },
       },
     )
