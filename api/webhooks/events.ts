@@ -5,7 +5,8 @@
  */
 import { and, eq, inArray, isNull } from 'drizzle-orm'
 import type { Conn, Tx } from '../../db/client'
-import { contentTypes, documents, outbox, siteChanges, webhooks, type DocumentRow } from '../../db/schema'
+import { contentTypes, documents, outbox, siteChanges, type DocumentRow } from '../../db/schema'
+import { raw } from '../../db/store'
 import { getContentType, getTeam } from '../teams/service'
 import type { EventPayload, EventType } from './model'
 import { computeUrls, toPageNode, type PageNode } from './urls'
@@ -113,13 +114,12 @@ function loadPages(conn: Conn, teamId: string, exceptId: string): Map<string, Pa
   return map
 }
 
-function subscribedWebhooks(conn: Conn, teamId: string, eventType: EventType) {
-  return conn
-    .select({ id: webhooks.id, events: webhooks.events })
-    .from(webhooks)
-    .where(eq(webhooks.teamId, teamId))
-    .all()
-    .filter((w) => w.events.includes(eventType))
+/** Runs on every publish: a cached bun:sqlite statement, not a freshly built query (db/store.ts). */
+function subscribedWebhooks(conn: Conn, teamId: string, eventType: EventType): { id: string }[] {
+  return raw(conn)
+    .query<{ id: string; events: string }, [string]>('SELECT id, events FROM webhooks WHERE team_id = ?')
+    .all(teamId)
+    .filter((w) => (JSON.parse(w.events) as string[]).includes(eventType))
 }
 
 /** Inserts one outbox row per subscribed webhook, all carrying the same serialised bytes. */
