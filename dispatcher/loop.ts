@@ -39,7 +39,7 @@ export interface DispatcherDeps {
   perWebhook?: number
   /**
    * While started, rows of a webhook whose last attempt answered fast are claimed this many
-   * ahead of its free send slots (default: perWebhook), so one claim serves many sends.
+   * ahead of its free send slots (default: 4 x perWebhook), so one claim serves many sends.
    * Sends in flight still never exceed `perWebhook`.
    */
   claimAhead?: number
@@ -67,7 +67,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   // A queued row must still have a whole send (timeout) of lease left when it leaves the queue;
   // with a lease barely longer than the timeout there is no room to queue, so no claiming ahead.
   const maxQueueWaitMs = leaseMs - timeoutMs - 2000
-  const claimAhead = maxQueueWaitMs >= 3000 ? (deps.claimAhead ?? perWebhook) : 0
+  const claimAhead = maxQueueWaitMs >= 3000 ? (deps.claimAhead ?? 4 * perWebhook) : 0
   const random = deps.random ?? Math.random
   const fetchFn = deps.fetch ?? fetch
   const allowPrivateTargets = deps.allowPrivateTargets ?? false
@@ -214,8 +214,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     const budget = (id: string) => {
       const n = owned.get(id) ?? 0
       if (!ahead || claimAhead === 0 || !((lastDurationMs.get(id) ?? Infinity) < FAST_MS)) return perWebhook - n
-      // A fast webhook with half its look-ahead still queued is not claimed for: claims stay large.
-      return (queues.get(id)?.length ?? 0) > claimAhead / 2 ? 0 : perWebhook + claimAhead - n
+      // A fast webhook with a round of sends still queued is not claimed for: claims stay large.
+      return (queues.get(id)?.length ?? 0) > perWebhook ? 0 : perWebhook + claimAhead - n
     }
     const limit = concurrency + (ahead ? claimAhead * Math.ceil(concurrency / perWebhook) : 0) - ownedTotal
     const rows = claimDue(deps.db, { now: at, leaseMs, limit, budget })
