@@ -17,6 +17,8 @@ export interface ClaimOptions {
   perWebhook?: number
   /** Sends this dispatcher already has in flight, per webhook id. */
   inFlight?: Record<string, number>
+  /** Rows of one webhook that may be claimed now; replaces `perWebhook`/`inFlight` when given. */
+  budget?: (webhookId: string) => number
 }
 
 /**
@@ -38,7 +40,7 @@ export function claimDue(db: Db, opts: ClaimOptions): OutboxRow[] {
   const candidates: number[] = []
   const hooks = db.$client.query(`SELECT id FROM webhooks`).all() as { id: string }[]
   for (const { id } of hooks) {
-    const budget = perWebhook - (opts.inFlight?.[id] ?? 0)
+    const budget = opts.budget ? opts.budget(id) : perWebhook - (opts.inFlight?.[id] ?? 0)
     if (budget <= 0) continue
     for (const r of due.all(id, opts.now, opts.now, budget) as { seq: number }[]) candidates.push(r.seq)
   }

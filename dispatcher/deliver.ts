@@ -28,6 +28,10 @@ export interface AttemptResult {
 /** Reads at most `MAX_RESPONSE_BYTES` of a response body, then stops reading. */
 async function readLimited(res: Response): Promise<string> {
   if (!res.body) return ''
+  // A declared length within the limit is all there is to read (the HTTP framing stops there):
+  // one read, without a stream reader per delivery.
+  const declared = Number(res.headers.get('content-length') ?? NaN)
+  if (declared >= 0 && declared <= MAX_RESPONSE_BYTES) return res.text()
   const reader = res.body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0

@@ -74,6 +74,40 @@ export type Lookup = (host: string) => Promise<string[]>
 /** All addresses of `host` (A and AAAA), as the OS resolver returns them. */
 export const systemLookup: Lookup = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address)
 
+/** How long a successful lookup of a host NAME is reused by the send-time check (README "SSRF"). */
+export const LOOKUP_TTL_MS = 1000
+const lookups = new Map<string, { at: number; addresses: Promise<string[]> }>()
+
+/**
+ * `systemLookup` with each name's answer reused for `LOOKUP_TTL_MS`: a backlog to one host
+ * checks its addresses once a second, not once per delivery (getaddrinfo on every send costs
+ * more than the send). Failed lookups are not kept; IP literals never get here.
+ */
+export const cachedSystemLookup: Lookup = (host) => {
+  const now = Date.now()
+  const hit = lookups.get(host)
+  if (hit && now - hit.at < LOOKUP_TTL_MS) return hit.addresses
+  if (lookups.size > 1000) lookups.clear()
+  const addresses = systemLookup(host)
+  lookups.set(host, { at: now, addresses })
+  addresses.catch(() => lookups.delete(host))
+  return addresses
+}
+
+/** Save-time syntax results per target (a pure function of the text): one URL parse per target, not per send. */
+const syntaxCache = new Map<string, { why: string | null; host: string }>()
+function syntaxOf(target: string, allowPrivate: boolean): { why: string | null; host: string } {
+  const key = (allowPrivate ? '1' : '0') + target
+  let hit = syntaxCache.get(key)
+  if (!hit) {
+    const why = checkTargetSyntax(target, allowPrivate)
+    hit = { why, host: why ? '' : bareHost(new URL(target)) }
+    if (syntaxCache.size > 1000) syntaxCache.clear()
+    syntaxCache.set(key, hit)
+  }
+  return hit
+}
+
 const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, '')
 
 /**
@@ -107,13 +141,13 @@ export interface TargetProblem {
 
 /**
  * Send-time check: resolves the host and refuses when any address is not public, or null
- * when the target may be called.
+ * when the target may be called. By default a host name's addresses are looked up at most
+ * once per `LOOKUP_TTL_MS` (`cachedSystemLookup`); IP literals are checked as they are.
  */
-export async function checkTargetAtSend(target: string, allowPrivate: boolean, lookup: Lookup = systemLookup): Promise<TargetProblem | null> {
-  const syntax = checkTargetSyntax(target, allowPrivate)
+export async function checkTargetAtSend(target: string, allowPrivate: boolean, lookup: Lookup = cachedSystemLookup): Promise<TargetProblem | null> {
+  const { why: syntax, host } = syntaxOf(target, allowPrivate)
   if (syntax) return { error: `refused: ${syntax}`, final: true }
   if (allowPrivate) return null
-  const host = bareHost(new URL(target))
   let addresses: string[]
   try {
     addresses = isIP(host) ? [host] : await lookup(host)

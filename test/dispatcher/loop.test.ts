@@ -1,6 +1,8 @@
 /** The dispatcher loop driven in-process with `runOnce(now)` and a hand-moved clock. */
 import { afterEach, beforeEach, expect, test } from 'bun:test'
-import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { createTestContext, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
+import { enqueueEvent } from '../../api/webhooks/events'
+import { samplePayload } from '../../api/webhooks/deliveries'
 import { startReceiver, type TestReceiver } from '../receiver'
 import { createDispatcher } from '../../dispatcher/loop'
 import { claimDue, completeAttempt } from '../../dispatcher/claim'
@@ -206,4 +208,67 @@ test('a scheduled publish is reported with userId null', async () => {
   expect(payloads().map(({ eventType, userId, documentId, urls, previousUrls }) => ({ eventType, userId, documentId, urls, previousUrls }))).toEqual([
     { eventType: 'content.published', userId: null, documentId: 'pages/s', urls: { en: '/s2' }, previousUrls: ['/s'] },
   ])
+})
+
+/** A receiver answering after `delayMs`, recording how many requests it had open at most. */
+function countingReceiver(delayMs: number) {
+  let open = 0
+  const state = { maxOpen: 0, count: 0 }
+  const server = Bun.serve({
+    port: 0, hostname: '127.0.0.1',
+    async fetch(req) {
+      open++
+      state.maxOpen = Math.max(state.maxOpen, open)
+      await req.text()
+      await Bun.sleep(delayMs)
+      open--
+      state.count++
+      return new Response('ok')
+    },
+  })
+  return { state, url: `http://127.0.0.1:${server.port}/hook`, stop: () => server.stop(true) }
+}
+const enqueue = (n: number) =>
+  ctx.db.transaction((tx) => {
+    for (let i = 0; i < n; i++) enqueueEvent(tx, samplePayload({ id: TEAM, workspaceId: 'main', defaultLocale: 'en' }, 'content.published', 'u-editor'))
+  })
+const outboxState = () =>
+  ctx.db.$client.query(`SELECT status, COUNT(*) AS n, COUNT(lease_token) AS leased FROM outbox GROUP BY status ORDER BY status`).all()
+
+test('rows claimed ahead of free slots: never more than perWebhook in flight, every row sent once and recorded', async () => {
+  const rx2 = countingReceiver(2)
+  try {
+    await ctx.call('PATCH', `/teams/${TEAM}/webhooks/${hook.id}`, { token: TOKENS.webhooks, body: { target: rx2.url } })
+    enqueue(120)
+    const d = dispatcher({ now: Date.now, perWebhook: 4, concurrency: 64, leaseMs: 60_000 })
+    d.start()
+    await waitFor(() => rx2.state.count >= 120, 10_000, 'all deliveries')
+    await d.stop()
+    expect(rx2.state.maxOpen).toBeLessThanOrEqual(4)
+    expect(rx2.state.count).toBe(120)
+    expect(outboxState()).toEqual([{ status: 'delivered', n: 120, leased: 0 }])
+    expect(ctx.db.$client.query('SELECT COUNT(*) AS n, COUNT(DISTINCT outbox_seq) AS rows FROM delivery_attempts').get()).toEqual({ n: 120, rows: 120 })
+  } finally {
+    rx2.stop()
+  }
+})
+
+test('stop() gives rows claimed ahead back at once (no lease left to expire)', async () => {
+  const rx2 = countingReceiver(20)
+  try {
+    await ctx.call('PATCH', `/teams/${TEAM}/webhooks/${hook.id}`, { token: TOKENS.webhooks, body: { target: rx2.url } })
+    enqueue(200)
+    const d = dispatcher({ now: Date.now, perWebhook: 2, concurrency: 64, leaseMs: 60_000 })
+    d.start()
+    await waitFor(() => rx2.state.count >= 10, 10_000, 'a few deliveries')
+    await d.stop()
+    const rows = outboxState() as { status: string; n: number; leased: number }[]
+    expect(rows.every((r) => r.leased === 0)).toBe(true)
+    expect(rows.reduce((a, r) => a + r.n, 0)).toBe(200)
+    const delivered = rows.find((r) => r.status === 'delivered')!.n
+    expect(delivered).toBe(rx2.state.count)
+    expect(delivered).toBeLessThan(200)
+  } finally {
+    rx2.stop()
+  }
 })
