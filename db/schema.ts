@@ -151,8 +151,19 @@ export const webhooks = sqliteTable(
 )
 
 /**
+ * The serialised bytes of each event, written once at enqueue and never changed, so every
+ * retry to every webhook sends identical bytes. Kept apart from `outbox` because SQLite
+ * rewrites a whole row on UPDATE: the lease and state changes of a delivery then rewrite a
+ * short row, not the payload with it.
+ */
+export const outboxEvents = sqliteTable('outbox_events', {
+  eventId: text('event_id').primaryKey(),
+  payload: text('payload').notNull(),
+})
+
+/**
  * Transactional outbox: one row per (event, webhook), inserted in the same transaction as
- * the change it reports. The payload bytes are fixed at insert so every retry is identical.
+ * the change it reports; its payload is the event's `outbox_events` row.
  */
 export const outbox = sqliteTable(
   'outbox',
@@ -162,7 +173,6 @@ export const outbox = sqliteTable(
     webhookId: text('webhook_id').notNull().references(() => webhooks.id, { onDelete: 'cascade' }),
     teamId: text('team_id').notNull(),
     eventType: text('event_type').notNull(),
-    payload: text('payload').notNull(),
     status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: integer('next_attempt_at').notNull(),
@@ -175,8 +185,10 @@ export const outbox = sqliteTable(
   },
   (t) => [
     uniqueIndex('outbox_event_webhook').on(t.eventId, t.webhookId),
-    index('outbox_due').on(t.status, t.nextAttemptAt),
-    /** The claim reads the earliest due rows of each webhook: a short range scan per webhook. */
+    /**
+     * The claim reads the earliest due rows of each webhook: a short range scan per webhook.
+     * The only index on `status` (every state change rewrites it); counts by status use it too.
+     */
     index('outbox_webhook_due').on(t.status, t.webhookId, t.nextAttemptAt, t.seq),
   ],
 )

@@ -8,11 +8,11 @@
  * keeps a dead receiver from taking every slot.
  */
 import { checkpoint, type Db } from '../db/client'
-import type { OutboxRow, WebhookRow } from '../db/schema'
+import type { WebhookRow } from '../db/schema'
 import type { Logger } from '../api/log'
 import type { Metrics } from '../api/metrics'
 import { runDueSchedules } from '../api/publish/scheduled'
-import { claimDue, completeAttempts, releaseLease, type Completion } from './claim'
+import { claimDue, completeAttempts, releaseLease, type ClaimedRow, type Completion } from './claim'
 import { deliverOnce } from './deliver'
 import { nextStep } from './retry'
 import { emitDueSiteChanges, runIndexJob } from './site-changes'
@@ -47,7 +47,7 @@ export interface DispatcherDeps {
 
 /** A claimed row waiting for a send slot of its webhook, with the webhook it goes to. */
 interface Queued {
-  row: OutboxRow
+  row: ClaimedRow
   webhook: Outgoing['webhook'] | null
   claimedAt: number
 }

@@ -5,7 +5,7 @@
  */
 import { and, desc, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { deliveryAttempts, outbox, teams } from '../../db/schema'
+import { deliveryAttempts, outbox, outboxEvents, teams } from '../../db/schema'
 import { deliverOnce } from '../../dispatcher/deliver'
 import { AppError, badRequest, notFound } from '../errors'
 import type { EventPayload, EventType } from './model'
@@ -46,8 +46,9 @@ export async function testWebhook(
   )
   const delivered = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
   db.transaction((tx) => {
+    tx.insert(outboxEvents).values({ eventId: payload.eventId, payload: bytes }).run()
     const row = tx.insert(outbox).values({
-      eventId: payload.eventId, webhookId: webhook.id, teamId: input.teamId, eventType, payload: bytes,
+      eventId: payload.eventId, webhookId: webhook.id, teamId: input.teamId, eventType,
       status: delivered ? 'delivered' : 'failed', attempts: 1, nextAttemptAt: startedAt, trigger: 'test',
       createdAt: startedAt, updatedAt: Date.now(),
     }).returning({ seq: outbox.seq }).get()

@@ -5,7 +5,7 @@
  */
 import { and, eq, inArray, isNull } from 'drizzle-orm'
 import type { Conn, Tx } from '../../db/client'
-import { contentTypes, documents, outbox, siteChanges, type DocumentRow } from '../../db/schema'
+import { contentTypes, documents, outbox, outboxEvents, siteChanges, type DocumentRow } from '../../db/schema'
 import { raw } from '../../db/store'
 import { getContentType, getTeam } from '../teams/service'
 import type { EventPayload, EventType } from './model'
@@ -122,7 +122,7 @@ function subscribedWebhooks(conn: Conn, teamId: string, eventType: EventType): {
     .filter((w) => (JSON.parse(w.events) as string[]).includes(eventType))
 }
 
-/** Inserts one outbox row per subscribed webhook, all carrying the same serialised bytes. */
+/** Stores the event's serialised bytes once and one outbox row per subscribed webhook pointing at them. */
 export function enqueueEvent(
   conn: Conn,
   payload: EventPayload,
@@ -130,12 +130,12 @@ export function enqueueEvent(
   targets = subscribedWebhooks(conn, payload.teamId, payload.eventType),
 ): number {
   if (targets.length === 0) return 0
-  const bytes = JSON.stringify(payload)
+  conn.insert(outboxEvents).values({ eventId: payload.eventId, payload: JSON.stringify(payload) }).onConflictDoNothing().run()
   conn
     .insert(outbox)
     .values(targets.map((w) => ({
       eventId: payload.eventId, webhookId: w.id, teamId: payload.teamId, eventType: payload.eventType,
-      payload: bytes, nextAttemptAt: at, createdAt: at, updatedAt: at,
+      nextAttemptAt: at, createdAt: at, updatedAt: at,
     })))
     .onConflictDoNothing()
     .run()

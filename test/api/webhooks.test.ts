@@ -135,7 +135,7 @@ test('a publish writes an outbox row; redeliver puts the same event back to pend
   const log = await ctx.call('GET', `${base}/${hook.id}/deliveries`, { token: TOKENS.webhooks })
   expect(log.body).toEqual([{ eventId: expect.any(String), eventType: 'content.published', status: 'pending', createdAt: ISO, attempts: [] }])
   const eventId = log.body[0].eventId
-  const row = ctx.db.$client.query('SELECT payload FROM outbox WHERE event_id = ?').get(eventId) as { payload: string }
+  const row = ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(eventId) as { payload: string }
   expect(JSON.parse(row.payload)).toEqual({
     v: 2, eventType: 'content.published', eventId, occurredAt: ISO, teamId: TEAM, workspaceId: 'main', userId: 'u-editor',
     documentId: 'pages/about', collection: 'pages', locales: ['en'], status: 'published', url: '/about', urls: { en: '/about' },
@@ -144,7 +144,9 @@ test('a publish writes an outbox row; redeliver puts the same event back to pend
   ctx.db.$client.query("UPDATE outbox SET status = 'failed', attempts = 3 WHERE event_id = ? AND webhook_id = ?").run(eventId, hook.id)
   const again = await ctx.call('POST', `${base}/${hook.id}/deliveries/${eventId}/redeliver`, { token: TOKENS.webhooks })
   expect(again).toMatchObject({ status: 202, body: { eventId, eventType: 'content.published', status: 'pending' } })
-  expect(ctx.db.$client.query('SELECT status, attempts, trigger, payload FROM outbox WHERE event_id = ? AND webhook_id = ?').get(eventId, hook.id)).toEqual({
+  expect(ctx.db.$client.query(
+    'SELECT status, attempts, trigger, payload FROM outbox JOIN outbox_events USING (event_id) WHERE event_id = ? AND webhook_id = ?',
+  ).get(eventId, hook.id)).toEqual({
     status: 'pending', attempts: 0, trigger: 'manual', payload: row.payload,
   })
   expect((await ctx.call('POST', `${base}/${hook.id}/deliveries/nope/redeliver`, { token: TOKENS.webhooks })).status).toBe(404)

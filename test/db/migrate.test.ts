@@ -1,8 +1,14 @@
 import { afterAll, expect, test } from 'bun:test'
-import { rmSync } from 'node:fs'
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
-import { makeTestDir } from '../helpers'
+import { drizzle } from 'drizzle-orm/bun-sqlite'
+import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
+import { openDb } from '../../db/client'
+import * as schema from '../../db/schema'
+import { seed } from '../../cli/seed'
+import { claimDue } from '../../dispatcher/claim'
+import { makeTestDir, TEAM, testSeed } from '../helpers'
 
 const dir = makeTestDir('migrate-test-')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -19,4 +25,47 @@ test('four processes opening a fresh database at once apply each migration exact
   expect(applied.every((r) => r.n === 1)).toBe(true)
   expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
   db.close()
+})
+
+test('0002 moves the payloads of existing outbox rows to outbox_events; the claim still sends the same bytes', async () => {
+  // A database at 0001 (payload on each outbox row) holding pending rows, as an upgrade finds it.
+  const old = join(dir, 'old-migrations')
+  cpSync(join(import.meta.dir, '../../db/migrations'), old, { recursive: true })
+  const journal = JSON.parse(readFileSync(join(old, 'meta/_journal.json'), 'utf8'))
+  journal.entries = journal.entries.filter((e: { tag: string }) => e.tag <= '0001')
+  writeFileSync(join(old, 'meta/_journal.json'), JSON.stringify(journal))
+  const path = join(dir, 'upgrade.db')
+  const before = drizzle({ client: new Database(path, { create: true, strict: true }), schema })
+  migrate(before, { migrationsFolder: old })
+  seed(before as never, null, testSeed())
+  const raw = before.$client
+  raw.query(`INSERT INTO webhooks (id, team_id, label, provider, target, events, secret, options, created_at, updated_at)
+    VALUES (?, ?, 'w', 'custom', 'http://127.0.0.1:9/h', '["content.published"]', 's', '{}', 'x', 'x')`).run('wh-a', TEAM)
+  raw.query(`INSERT INTO webhooks (id, team_id, label, provider, target, events, secret, options, created_at, updated_at)
+    VALUES (?, ?, 'w', 'custom', 'http://127.0.0.1:9/h', '["content.published"]', 's', '{}', 'x', 'x')`).run('wh-b', TEAM)
+  const insert = raw.query(`INSERT INTO outbox (event_id, webhook_id, team_id, event_type, payload, status, next_attempt_at, created_at, updated_at)
+    VALUES (?, ?, ?, 'content.published', ?, ?, 1000, 1000, 1000)`)
+  // e-1 goes to two webhooks (one row each, the same bytes); e-2 was delivered already.
+  insert.run('e-1', 'wh-a', TEAM, '{"eventId":"e-1","n":1}', 'pending')
+  insert.run('e-1', 'wh-b', TEAM, '{"eventId":"e-1","n":1}', 'pending')
+  insert.run('e-2', 'wh-a', TEAM, '{"eventId":"e-2","n":2}', 'delivered')
+  raw.close()
+
+  const db = openDb(path)
+  try {
+    expect(db.$client.query('SELECT event_id, payload FROM outbox_events ORDER BY event_id').all()).toEqual([
+      { event_id: 'e-1', payload: '{"eventId":"e-1","n":1}' },
+      { event_id: 'e-2', payload: '{"eventId":"e-2","n":2}' },
+    ])
+    const columns = (db.$client.query('PRAGMA table_info(outbox)').all() as { name: string }[]).map((c) => c.name)
+    expect(columns).not.toContain('payload')
+    expect(db.$client.query(`SELECT name FROM sqlite_master WHERE name = 'outbox_due'`).all()).toEqual([])
+    const claimed = claimDue(db, { now: 2000, leaseMs: 5000, limit: 10 })
+    expect(claimed.map((r) => ({ eventId: r.eventId, webhookId: r.webhookId, payload: r.payload, status: r.status }))).toEqual([
+      { eventId: 'e-1', webhookId: 'wh-a', payload: '{"eventId":"e-1","n":1}', status: 'pending' },
+      { eventId: 'e-1', webhookId: 'wh-b', payload: '{"eventId":"e-1","n":1}', status: 'pending' },
+    ])
+  } finally {
+    db.$client.close()
+  }
 })
