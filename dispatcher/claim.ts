@@ -29,15 +29,10 @@ export type ClaimedRow = OutboxRow & { payload: string }
  * Candidates are the earliest due rows of each webhook (an index range scan per webhook,
  * within its in-flight budget, so a backlog or a dead receiver never starves the others);
  * the claim itself is ONE `UPDATE ... RETURNING` that re-checks every condition, so two
- * dispatchers never own the same row. Reads, claim and payload lookup share one immediate
- * transaction: one lock round per claim instead of one per statement.
+ * dispatchers never own the same row; it returns each row with its event's stored bytes.
  */
 export function claimDue(db: Db, opts: ClaimOptions): ClaimedRow[] {
   if (opts.limit <= 0) return []
-  return db.$client.transaction(() => claimIn(db, opts)).immediate()
-}
-
-function claimIn(db: Db, opts: ClaimOptions): ClaimedRow[] {
   const perWebhook = opts.perWebhook ?? opts.limit
   const due = db.$client.query(
     `SELECT seq FROM outbox INDEXED BY outbox_webhook_due
@@ -61,24 +56,15 @@ function claimIn(db: Db, opts: ClaimOptions): ClaimedRow[] {
          -- unary + keeps SQLite on the primary key: the candidate list is short, the backlog may not be
          AND +status = 'pending' AND +next_attempt_at <= ?
          AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
-       RETURNING *`,
+       -- The event's stored bytes come back with the claim (a statement per row costs more than the lookup).
+       RETURNING *, (SELECT payload FROM outbox_events e WHERE e.event_id = outbox.event_id) AS payload`,
     )
     .all(token, opts.now + opts.leaseMs, JSON.stringify(candidates), opts.limit, opts.now, opts.now) as Record<string, unknown>[]
-  // The bytes are immutable and shared by the event's rows of every webhook: read once per event.
-  const payloadOf = db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?')
-  const payloads = new Map<string, string>()
-  const claimed = rows.map((r) => {
-    const eventId = r.event_id as string
-    let payload = payloads.get(eventId)
-    if (payload === undefined) {
-      const found = payloadOf.get(eventId) as { payload: string } | null
-      // Written with its outbox rows in one transaction; missing means a broken database, not a retry.
-      if (!found) throw new Error(`outbox event ${eventId} has no stored payload`)
-      payloads.set(eventId, (payload = found.payload))
-    }
-    return fromSql(r, payload)
-  })
-  return claimed.sort((a, b) => a.seq - b.seq)
+  for (const r of rows) {
+    // Written with its outbox rows in one transaction; missing means a broken database, not a retry.
+    if (typeof r.payload !== 'string') throw new Error(`outbox event ${r.event_id as string} has no stored payload`)
+  }
+  return rows.map((r) => fromSql(r, r.payload as string)).sort((a, b) => a.seq - b.seq)
 }
 
 function fromSql(r: Record<string, unknown>, payload: string): ClaimedRow {
