@@ -39,7 +39,7 @@ export function toRecord(row: SnapshotRow, now: Date): SnapshotRecord {
   return { id, documentId, name, status: snapshotStatus(row, now), createdAt, createdBy, expiresAt }
 }
 
-/** 16 random bytes as base64url: 22 characters, inside the `[A-Za-z0-9_-]{16,64}` token of ids.ts. */
+/** 16 random bytes as base64url: 22 unguessable characters. */
 const newToken = () => Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url')
 
 function readName(name: unknown): string | null {

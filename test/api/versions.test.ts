@@ -220,3 +220,11 @@ describe('GET /content/version/{activeTeam}', () => {
     expect(res.status).toBe(404)
   })
 })
+
+test('a snapshot sibling with any token is 400 sibling_id, never looked up as a canonical', async () => {
+  for (const id of ['pages/home/snapshot/x', 'pages/home/snapshot/' + 'y'.repeat(100)]) {
+    const res = await list(`id=${enc(id)}`)
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual(err('sibling_id'))
+  }
+})
