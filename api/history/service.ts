@@ -7,7 +7,7 @@
 import { and, eq } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { schedules } from '../../db/schema'
-import { ACTIVITY_COLLECTION, loadDoc } from '../../db/store'
+import { loadDoc } from '../../db/store'
 import { asDocument } from '../content/document'
 import { draftId, parseId, scheduledId } from '../content/ids'
 import { loadLive } from '../content/service'
@@ -20,12 +20,11 @@ const localesOf = (body: Record<string, unknown>) => Object.keys(asDocument(body
 /** The History of a canonical (or of a document that so far only has a draft). */
 export function getHistory(db: Db, teamId: string, id: string | undefined, now = new Date()) {
   if (!id) throw badRequest('missing_id', 'Query parameter `id` is required.')
+  // Every non-canonical id (siblings and the activity document) is refused alike; a canonical
+  // id only ever names a canonical row, so no collection check is needed after it.
   if (parseId(id).kind !== 'canonical') throw badRequest('sibling_id', 'The id names a sibling; pass the canonical id.')
   const canonical = loadLive(db, teamId, id)
   const draft = loadLive(db, teamId, draftId(id))
-  if (canonical && (canonical.collection === ACTIVITY_COLLECTION || canonical.kind !== 'canonical')) {
-    throw badRequest('not_content', 'The id is not a document of a content collection.')
-  }
   if (!canonical && !draft) throw notFound('Document not found.')
 
   const scheduledRow = loadDoc(db, teamId, scheduledId(id))

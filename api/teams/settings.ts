@@ -4,7 +4,7 @@
  * A PUT that changes nothing records nothing.
  */
 import { and, eq, sql } from 'drizzle-orm'
-import type { Db } from '../../db/client'
+import type { Conn, Db } from '../../db/client'
 import { contentTypes, teams } from '../../db/schema'
 import { badRequest, notFound } from '../errors'
 import { recordSiteChange } from '../webhooks/events'
@@ -16,8 +16,8 @@ type Actor = { teamId: string; userId: string }
 const settingsOf = (t: { locales: string[]; defaultLocale: string; fallbacks: Record<string, string> }) =>
   ({ locales: t.locales, defaultLocale: t.defaultLocale, fallbacks: t.fallbacks })
 
-function requireTeam(db: Db, teamId: string) {
-  const team = getTeam(db, teamId)
+function requireTeam(conn: Conn, teamId: string) {
+  const team = getTeam(conn, teamId)
   if (!team) throw notFound('Team not found.')
   return team
 }
@@ -26,7 +26,7 @@ export function setLocales(db: Db, a: Actor, input: { locales: string[]; default
   if (new Set(input.locales).size !== input.locales.length) throw badRequest('invalid_body', 'Locales must be unique.')
   if (!input.locales.includes(input.defaultLocale)) throw badRequest('invalid_body', '`defaultLocale` must be one of `locales`.')
   return db.transaction((tx) => {
-    const team = requireTeam(db, a.teamId)
+    const team = requireTeam(tx, a.teamId)
     // Fallbacks that name a removed locale go with it.
     const fallbacks = Object.fromEntries(Object.entries(team.fallbacks).filter(([k, v]) => input.locales.includes(k) && input.locales.includes(v)))
     const next = { locales: input.locales, defaultLocale: input.defaultLocale, fallbacks }
@@ -39,7 +39,7 @@ export function setLocales(db: Db, a: Actor, input: { locales: string[]; default
 
 export function setLocalization(db: Db, a: Actor, input: { fallbacks: Record<string, string> }) {
   return db.transaction((tx) => {
-    const team = requireTeam(db, a.teamId)
+    const team = requireTeam(tx, a.teamId)
     for (const [from, to] of Object.entries(input.fallbacks)) {
       if (!team.locales.includes(from) || !team.locales.includes(to) || from === to) {
         throw badRequest('invalid_body', `Fallback ${from} -> ${to} must join two different configured locales.`)
@@ -57,7 +57,7 @@ export function putContentType(db: Db, a: Actor, name: string, input: Record<str
   if (input.name !== undefined && input.name !== name) throw badRequest('invalid_body', 'The body `name` must match the path.')
   const definition = { ...input, name }
   return db.transaction((tx) => {
-    requireTeam(db, a.teamId)
+    requireTeam(tx, a.teamId)
     const current = getContentType(tx, a.teamId, name)
     const values = { teamId: a.teamId, name, collection: input.collection, urls: input.urls ?? false, definition }
     tx.insert(contentTypes).values(values).onConflictDoUpdate({ target: [contentTypes.teamId, contentTypes.name], set: values }).run()
@@ -73,7 +73,7 @@ export function putContentType(db: Db, a: Actor, name: string, input: Record<str
  */
 export function pushContentIndex(db: Db, a: Actor, definition: unknown) {
   return db.transaction((tx) => {
-    requireTeam(db, a.teamId)
+    requireTeam(tx, a.teamId)
     const row = tx.update(teams)
       .set({ contentIndex: definition, indexGeneration: sql`${teams.indexGeneration} + 1` })
       .where(and(eq(teams.id, a.teamId)))

@@ -5,7 +5,8 @@
  */
 import { and, desc, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { deliveryAttempts, outbox, outboxEvents, teams } from '../../db/schema'
+import { deliveryAttempts, outbox, outboxEvents } from '../../db/schema'
+import { getTeam } from '../teams/service'
 import { deliverOnce } from '../../dispatcher/deliver'
 import { AppError, badRequest, notFound } from '../errors'
 import type { EventPayload, EventType } from './model'
@@ -36,7 +37,7 @@ export async function testWebhook(
     throw badRequest('invalid_event_type', `eventType must be one of ${EVENT_TYPES.join(', ')}.`)
   }
   const eventType = (input.eventType ?? webhook.events[0] ?? 'content.published') as EventType
-  const team = db.select().from(teams).where(eq(teams.id, input.teamId)).get()!
+  const team = getTeam(db, input.teamId)!
   const payload = samplePayload(team, eventType, input.userId)
   const bytes = JSON.stringify(payload)
   const startedAt = Date.now()
