@@ -17,64 +17,67 @@ export interface ClaimOptions {
   perWebhook?: number
   /** Sends this dispatcher already has in flight, per webhook id. */
   inFlight?: Record<string, number>
+  /** The webhooks to claim for (default: every webhook, read now). */
+  webhookIds?: readonly string[]
   /** Rows of one webhook that may be claimed now; replaces `perWebhook`/`inFlight` when given. */
   budget?: (webhookId: string) => number
 }
 
-/** A claimed outbox row with its event's stored bytes (`outbox_events`), sent as they are. */
-export type ClaimedRow = OutboxRow & { payload: string }
+/** A claimed outbox row (what sending and recording need) with its event's stored bytes, sent as they are. */
+export type ClaimedRow = Pick<OutboxRow, 'seq' | 'eventId' | 'webhookId' | 'eventType' | 'status' | 'attempts' | 'trigger' | 'leaseToken'> & {
+  payload: string
+}
 
 /**
  * Claims up to `limit` due rows for this dispatcher; returns them with the lease token set.
- * Candidates are the earliest due rows of each webhook (an index range scan per webhook,
- * within its in-flight budget, so a backlog or a dead receiver never starves the others);
- * the claim itself is ONE `UPDATE ... RETURNING` that re-checks every condition, so two
- * dispatchers never own the same row; it returns each row with its event's stored bytes.
+ * Per webhook (within its in-flight budget, so a backlog or a dead receiver never starves the
+ * others) ONE `UPDATE ... RETURNING` picks its earliest due rows through an index range scan
+ * and leases them: a single write statement holds the write lock from its first read, so two
+ * dispatchers never own the same row. The events' stored bytes are read after, in the same
+ * transaction. Webhooks with nothing due are skipped by a read before, so an idle poll never
+ * takes the write lock.
  */
 export function claimDue(db: Db, opts: ClaimOptions): ClaimedRow[] {
   if (opts.limit <= 0) return []
+  const c = db.$client
   const perWebhook = opts.perWebhook ?? opts.limit
-  const due = db.$client.query(
-    `SELECT seq FROM outbox INDEXED BY outbox_webhook_due
-     WHERE status = 'pending' AND webhook_id = ? AND next_attempt_at <= ?
-       AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
-     ORDER BY next_attempt_at, seq LIMIT ?`,
+  const hooks = opts.webhookIds ?? (c.query(`SELECT id FROM webhooks`).values() as [string][]).map(([id]) => id)
+  const due = `status = 'pending' AND webhook_id = $webhook AND next_attempt_at <= $now AND (lease_expires_at IS NULL OR lease_expires_at <= $now)`
+  // A read first: a poll that finds nothing due never takes the write lock the api needs.
+  const anyDue = c.query(`SELECT 1 FROM outbox INDEXED BY outbox_webhook_due WHERE ${due} LIMIT 1`)
+  const budgets = c.transaction(() => {
+    const found: [string, number][] = []
+    for (const id of hooks) {
+      const budget = opts.budget ? opts.budget(id) : perWebhook - (opts.inFlight?.[id] ?? 0)
+      if (budget > 0 && anyDue.values({ webhook: id, now: opts.now }).length > 0) found.push([id, budget])
+    }
+    return found
+  })()
+  if (budgets.length === 0) return []
+  const lease = c.query(
+    `UPDATE outbox SET lease_token = $token, lease_expires_at = $expires
+     WHERE seq IN (SELECT seq FROM outbox INDEXED BY outbox_webhook_due WHERE ${due} ORDER BY next_attempt_at, seq LIMIT $limit)
+     RETURNING seq, event_id, event_type, attempts, trigger`,
   )
-  const candidates: number[] = []
-  const hooks = db.$client.query(`SELECT id FROM webhooks`).all() as { id: string }[]
-  for (const { id } of hooks) {
-    const budget = opts.budget ? opts.budget(id) : perWebhook - (opts.inFlight?.[id] ?? 0)
-    if (budget <= 0) continue
-    for (const r of due.all(id, opts.now, opts.now, budget) as { seq: number }[]) candidates.push(r.seq)
-  }
-  if (candidates.length === 0) return []
+  // The event's bytes, one indexed lookup per row (a subquery in RETURNING costs twice as much).
+  const payload = c.query(`SELECT payload FROM outbox_events WHERE event_id = ?`)
   const token = crypto.randomUUID()
-  const rows = db.$client
-    .query(
-      `UPDATE outbox SET lease_token = ?, lease_expires_at = ?
-       WHERE seq IN (SELECT value FROM json_each(?) ORDER BY value LIMIT ?)
-         -- unary + keeps SQLite on the primary key: the candidate list is short, the backlog may not be
-         AND +status = 'pending' AND +next_attempt_at <= ?
-         AND (lease_expires_at IS NULL OR lease_expires_at <= ?)
-       -- The event's stored bytes come back with the claim (a statement per row costs more than the lookup).
-       RETURNING *, (SELECT payload FROM outbox_events e WHERE e.event_id = outbox.event_id) AS payload`,
-    )
-    .all(token, opts.now + opts.leaseMs, JSON.stringify(candidates), opts.limit, opts.now, opts.now) as Record<string, unknown>[]
-  for (const r of rows) {
-    // Written with its outbox rows in one transaction; missing means a broken database, not a retry.
-    if (typeof r.payload !== 'string') throw new Error(`outbox event ${r.event_id as string} has no stored payload`)
-  }
-  return rows.map((r) => fromSql(r, r.payload as string)).sort((a, b) => a.seq - b.seq)
-}
-
-function fromSql(r: Record<string, unknown>, payload: string): ClaimedRow {
-  return {
-    seq: r.seq as number, eventId: r.event_id as string, webhookId: r.webhook_id as string, teamId: r.team_id as string,
-    eventType: r.event_type as string, payload, status: r.status as OutboxRow['status'],
-    attempts: r.attempts as number, nextAttemptAt: r.next_attempt_at as number, leaseToken: r.lease_token as string | null,
-    leaseExpiresAt: r.lease_expires_at as number | null, trigger: r.trigger as OutboxRow['trigger'],
-    createdAt: r.created_at as number, updatedAt: r.updated_at as number,
-  }
+  const claim = c.transaction(() => {
+    const rows: ClaimedRow[] = []
+    let left = opts.limit
+    for (const [webhookId, budget] of budgets) {
+      if (left <= 0) break
+      for (const [seq, eventId, eventType, attempts, trigger] of lease.values({ token, expires: opts.now + opts.leaseMs, webhook: webhookId, now: opts.now, limit: Math.min(budget, left) }) as [number, string, string, number, ClaimedRow['trigger']][]) {
+        const found = payload.values(eventId)[0] as [string] | undefined
+        // Written with its outbox rows in one transaction; missing means a broken database, not a retry.
+        if (!found) throw new Error(`outbox event ${eventId} has no stored payload`)
+        rows.push({ seq, eventId, webhookId, eventType, status: 'pending', attempts, trigger, leaseToken: token, payload: found[0] })
+        left--
+      }
+    }
+    return rows
+  })
+  return claim.immediate().sort((a, b) => a.seq - b.seq)
 }
 
 export interface Completion {
@@ -121,7 +124,7 @@ export function completeAttempt(db: Db, row: ClaimedRow, result: AttemptResult, 
 }
 
 /** Gives a claimed row back untouched (e.g. its webhook vanished, or on shutdown). */
-export function releaseLease(db: Db, row: OutboxRow): void {
+export function releaseLease(db: Db, row: Pick<OutboxRow, 'seq' | 'leaseToken'>): void {
   db.update(outbox)
     .set({ leaseToken: null, leaseExpiresAt: null })
     .where(and(eq(outbox.seq, row.seq), eq(outbox.leaseToken, row.leaseToken!)))

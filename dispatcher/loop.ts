@@ -32,6 +32,11 @@ export interface DispatcherDeps {
   allowPrivateTargets?: boolean
   siteChangeQuietMs?: number
   siteChangeMaxHoldMs?: number
+  /**
+   * Run PASSIVE WAL checkpoints in `pass()` (default). dispatcher/main.ts turns this off and
+   * runs them on a worker thread instead (dispatcher/checkpoint-worker.ts).
+   */
+  checkpoints?: boolean
   /** How long a claim is owned; an expired lease is claimable again. Default: timeout + 30 s. */
   leaseMs?: number
   /** Sends in flight at once, overall and per webhook. */
@@ -56,6 +61,13 @@ interface Queued {
 const FAST_MS = 1000
 /** Under load, the WAL is checkpointed at most this often (always when idle). */
 const CHECKPOINT_BUSY_MS = 1000
+/**
+ * Answered attempts are recorded together: one transaction once this many are waiting, or
+ * after RECORD_WAIT_MS. A commit costs about as much as the rows it writes, and an answered
+ * row keeps its lease until recorded (a crash before that sends it again: at least once).
+ */
+const RECORD_BATCH = 64
+const RECORD_WAIT_MS = 2
 
 /** Builds a dispatcher over `deps.db`; nothing runs until `start()` or `runOnce()`. */
 export function createDispatcher(deps: DispatcherDeps) {
@@ -73,7 +85,11 @@ export function createDispatcher(deps: DispatcherDeps) {
   const allowPrivateTargets = deps.allowPrivateTargets ?? false
   /** Every started send until its attempt is recorded (what stop() waits for). */
   const inFlight = new Map<number, { webhookId: string; done: Promise<void> }>()
-  /** Per webhook: started and not yet recorded; on the wire (the capped figure); queued. */
+  /**
+   * Per webhook: claimed and not yet answered (queued or on the wire), what claim budgets
+   * count (an answered row waiting to be recorded still holds its lease, so no claim takes it);
+   * on the wire (the capped figure); queued.
+   */
   const owned = new Map<string, number>()
   const sending = new Map<string, number>()
   let sendingTotal = 0
@@ -85,6 +101,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   let lastDataVersion = -1
   let lastFullPass = 0
   let lastCheckpoint = 0
+  /** The webhook ids claims look at, read on every full pass and after another process commits. */
+  let webhookIds: string[] | null = null
 
   const bump = (m: Map<string, number>, id: string, by: number) => {
     const n = (m.get(id) ?? 0) + by
@@ -92,20 +110,19 @@ export function createDispatcher(deps: DispatcherDeps) {
     else m.set(id, n)
   }
 
-  // Attempts finishing in the same event-loop turn are recorded in one transaction.
+  // Answered attempts wait here for their transaction (RECORD_BATCH, RECORD_WAIT_MS).
   const toRecord: { c: Completion; resolve: (kept: boolean) => void }[] = []
-  let flushQueued = false
+  let flushTimer: ReturnType<typeof setTimeout> | null = null
   function record(c: Completion): Promise<boolean> {
     return new Promise((resolve) => {
       toRecord.push({ c, resolve })
-      if (!flushQueued) {
-        flushQueued = true
-        setImmediate(flush)
-      }
+      if (toRecord.length >= RECORD_BATCH) flush()
+      else flushTimer ??= setTimeout(flush, RECORD_WAIT_MS)
     })
   }
   function flush() {
-    flushQueued = false
+    if (flushTimer) clearTimeout(flushTimer)
+    flushTimer = null
     const batch = toRecord.splice(0)
     let kept: boolean[]
     try {
@@ -157,6 +174,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   function freeSlot(webhookId: string) {
+    bump(owned, webhookId, -1)
     bump(sending, webhookId, -1)
     sendingTotal--
     if (!stopped) {
@@ -170,10 +188,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     const { row } = q
     const done = send(q)
       .catch((err) => deps.log.error({ err, eventId: row.eventId, webhookId: row.webhookId }, 'delivery crashed'))
-      .finally(() => {
-        inFlight.delete(row.seq)
-        bump(owned, row.webhookId, -1)
-      })
+      .finally(() => inFlight.delete(row.seq))
     inFlight.set(row.seq, { webhookId: row.webhookId, done })
     return done
   }
@@ -208,7 +223,7 @@ export function createDispatcher(deps: DispatcherDeps) {
    * Claims due rows within each webhook's budget (in flight + queued <= perWebhook, plus
    * `claimAhead` for fast webhooks while started), queues them and starts what the slots allow.
    */
-  function claimAndSend(at: number, ahead = !stopped): Promise<void>[] {
+  function claimAndSend(at: number, ahead: boolean, fresh: boolean): Promise<void>[] {
     let ownedTotal = 0
     for (const n of owned.values()) ownedTotal += n
     const budget = (id: string) => {
@@ -218,7 +233,11 @@ export function createDispatcher(deps: DispatcherDeps) {
       return (queues.get(id)?.length ?? 0) > perWebhook ? 0 : perWebhook + claimAhead - n
     }
     const limit = concurrency + (ahead ? claimAhead * Math.ceil(concurrency / perWebhook) : 0) - ownedTotal
-    const rows = claimDue(deps.db, { now: at, leaseMs, limit, budget })
+    // Claims between full passes use the webhook list of the last pass or outside commit (an
+    // unchanged list needs no read: a refill with every budget spent touches no SQLite at all).
+    if (fresh || !webhookIds) webhookIds = (deps.db.$client.query('SELECT id FROM webhooks').values() as [string][]).map(([id]) => id)
+    if (!webhookIds.some((id) => budget(id) > 0)) return pump()
+    const rows = claimDue(deps.db, { now: at, leaseMs, limit, budget, webhookIds })
     const claimedAt = now()
     const webhooks = new Map<string, Outgoing['webhook'] | null>()
     for (const row of rows) {
@@ -242,7 +261,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       refillQueued = false
       if (stopped) return
       try {
-        claimAndSend(now(), true)
+        claimAndSend(now(), true, false)
       } catch (err) {
         deps.log.error({ err }, 'claim failed')
       }
@@ -263,7 +282,9 @@ export function createDispatcher(deps: DispatcherDeps) {
     // PASSIVE WAL checkpoint here, off the api's write path (db/client.ts). While sends are in
     // flight, at most once a second: each checkpoint copies every page changed since the last
     // one and syncs the file, so spacing them out under load copies a hot page once, not 4 times.
-    if (inFlight.size === 0 || at - lastCheckpoint >= CHECKPOINT_BUSY_MS || at < lastCheckpoint) {
+    // (The dispatcher process runs them on a worker thread instead: `checkpoints: false`.)
+    const due = inFlight.size === 0 || at - lastCheckpoint >= CHECKPOINT_BUSY_MS || at < lastCheckpoint
+    if (deps.checkpoints !== false && due) {
       lastCheckpoint = at
       safely('checkpoint', () => checkpoint(deps.db))
     }
@@ -277,7 +298,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       const rules = { now: at, quietMs: deps.siteChangeQuietMs ?? 30_000, maxHoldMs: deps.siteChangeMaxHoldMs ?? 1_800_000 }
       for (const teamId of emitDueSiteChanges(deps.db, rules)) deps.log.info({ teamId }, 'site.changed emitted')
     })
-    return claimAndSend(at)
+    return claimAndSend(at, !stopped, true)
   }
 
   /** One pass at `at`, waiting for the sends it started. Returns how many rows it sent. */
@@ -313,7 +334,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         lastFullPass = at
         pass(at)
       } else if (changed) {
-        claimAndSend(at, true)
+        claimAndSend(at, true, true)
       }
     } catch (err) {
       deps.log.error({ err }, 'dispatcher pass failed')

@@ -10,6 +10,10 @@ import { createLogger } from '../api/log'
 import { createMetrics } from '../api/metrics'
 import { createDispatcher } from './loop'
 import { isCompiled, waitForSchema } from './schema-wait'
+import type { CheckpointerStart } from './checkpoint-worker'
+
+/** How often the checkpoint worker copies the WAL back (busy or idle). */
+const CHECKPOINT_EVERY_MS = 1000
 
 const config = loadConfig()
 const log = createLogger(config.logLevel, 'dispatcher')
@@ -24,7 +28,17 @@ const dispatcher = createDispatcher({
   timeoutMs: config.webhookTimeoutMs, allowPrivateTargets: config.allowPrivateTargets,
   siteChangeQuietMs: config.siteChangeQuietMs, siteChangeMaxHoldMs: config.siteChangeMaxHoldMs, leaseMs,
   concurrency: optional('DISPATCHER_CONCURRENCY'), perWebhook: optional('DISPATCHER_PER_WEBHOOK'),
+  checkpoints: false, // on the worker below
 })
+// WAL checkpoints on their own thread (dispatcher/checkpoint-worker.ts): a checkpoint under load
+// takes tens of ms, which on this thread would stall every send in flight. The compiled binary
+// carries the worker as a second entrypoint (package.json "build:dispatcher").
+const checkpointer = new Worker(new URL('./checkpoint-worker.ts', import.meta.url).href)
+checkpointer.onmessage = ({ data }: MessageEvent<{ error?: string }>) => {
+  if (data.error) log.error({ step: 'checkpoint', error: data.error }, 'dispatcher step failed')
+}
+checkpointer.onerror = (event) => log.error({ step: 'checkpoint', error: event.message }, 'checkpoint worker failed')
+checkpointer.postMessage({ path: config.databasePath, everyMs: CHECKPOINT_EVERY_MS } satisfies CheckpointerStart)
 dispatcher.start()
 log.info({ databasePath: config.databasePath, pollMs: config.dispatcherPollMs, allowPrivateTargets: config.allowPrivateTargets }, 'dispatcher started')
 
@@ -34,6 +48,7 @@ const stop = async (signal: string) => {
   stopping = true
   log.info({ signal, inFlight: dispatcher.inFlight() }, 'dispatcher stopping')
   await dispatcher.stop()
+  checkpointer.terminate()
   db.$client.close()
   process.exit(0)
 }

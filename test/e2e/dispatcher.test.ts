@@ -4,10 +4,12 @@
  */
 import { afterEach, expect, test } from 'bun:test'
 import { verify } from '@octokit/webhooks-methods'
-import { createTestContext, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
+import { createTestContext, makeTestDir, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { startReceiver, type Answer, type TestReceiver } from '../receiver'
 import { verifySignature } from '../../receiver'
 import { hostname } from 'node:os'
+import { join } from 'node:path'
+import { rmSync, statSync } from 'node:fs'
 import { blockedAddressReason, systemLookup } from '../../dispatcher/ssrf'
 
 const root = new URL('../..', import.meta.url).pathname
@@ -38,8 +40,8 @@ async function setup(opts: { answers?: Answer[]; env?: Record<string, string>; e
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', DISPATCHER_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '300', DISPATCHER_LEASE_MS: '1000',
     SITE_CHANGE_QUIET_MS: '300', SITE_CHANGE_MAX_HOLD_MS: '60000', ...opts.env,
   }
-  const spawn = () => {
-    const p = Bun.spawn(['bun', 'dispatcher/main.ts'], { cwd: root, env, stdout: 'ignore', stderr: 'inherit' })
+  const spawn = (cmd = ['bun', 'dispatcher/main.ts']) => {
+    const p = Bun.spawn(cmd, { cwd: root, env, stdout: 'ignore', stderr: 'inherit' })
     cleanup.push(() => kill(p, 'SIGKILL'))
     return p
   }
@@ -199,4 +201,28 @@ test('SIGTERM waits for the send in flight and records it before exiting', async
   expect(await p.exited).toBe(0)
   expect(attempts()).toEqual([{ attempt: 1, statusCode: 200, error: null }])
   expect(ctx.db.$client.query('SELECT status, lease_token AS lease FROM outbox').all()).toEqual([{ status: 'delivered', lease: null }])
+})
+
+test('the compiled binary (package.json "build:dispatcher") delivers, and its worker checkpoints the WAL', async () => {
+  const { ctx, rx, spawn, publish } = await setup()
+  const dir = makeTestDir('content-binary-')
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }))
+  const script = ((await Bun.file(join(root, 'package.json')).json()) as { scripts: Record<string, string> }).scripts['build:dispatcher']!
+  const outfile = join(dir, 'content-dispatcher')
+  const build = Bun.spawn(['sh', '-c', script.replace('dist/content-dispatcher', outfile)], { cwd: root, stdout: 'ignore', stderr: 'pipe' })
+  expect(await build.exited).toBe(0)
+  spawn([outfile])
+  await publish('pages/binary')
+  await waitFor(() => rx.requests.length > 0, 10_000, 'delivery from the binary')
+  expect(JSON.parse(rx.requests[0]!.body)).toMatchObject({ eventType: 'content.published', documentId: 'pages/binary' })
+
+  // Only the worker copies the WAL back now: the api connection's automatic checkpoints are off.
+  ctx.db.$client.exec('PRAGMA wal_autocheckpoint = 0')
+  const fileSize = () => statSync(ctx.path).size
+  await Bun.sleep(1200) // one checkpoint interval: the file holds everything written so far
+  const before = fileSize()
+  ctx.db.$client.exec('CREATE TABLE filler (b BLOB)')
+  for (let i = 0; i < 200; i++) ctx.db.$client.query('INSERT INTO filler (b) VALUES (randomblob(4000))').run()
+  expect(fileSize()).toBe(before) // 800 KB sit in the WAL
+  await waitFor(() => fileSize() > before + 500_000, 5000, 'the checkpoint worker copied the WAL back')
 })

@@ -1,0 +1,30 @@
+/**
+ * The dispatcher's WAL checkpoints on a worker thread with its own connection (started by
+ * dispatcher/main.ts). A PASSIVE checkpoint (db/client.ts `checkpoint()`) copies every page
+ * changed since the last one back into the database file and syncs it: tens of milliseconds
+ * under load. On the sending thread that stalled every send in flight; here it runs beside them.
+ * It blocks neither readers nor writers, so api commits still never pay for copying the WAL.
+ */
+import { Database } from 'bun:sqlite'
+
+declare const self: Worker
+
+export interface CheckpointerStart {
+  path: string
+  everyMs: number
+}
+
+self.onmessage = ({ data }: MessageEvent<CheckpointerStart>) => {
+  const db = new Database(data.path)
+  db.exec('PRAGMA busy_timeout = 10000')
+  const run = () => {
+    try {
+      db.exec('PRAGMA wal_checkpoint(PASSIVE)')
+    } catch (err) {
+      // Told to the main thread, which logs it; the next interval tries again.
+      postMessage({ error: String((err as Error).message ?? err) })
+    }
+  }
+  run()
+  setInterval(run, data.everyMs)
+}
