@@ -5,7 +5,7 @@ import { enqueueEvent } from '../../api/webhooks/events'
 import { samplePayload } from '../../api/webhooks/deliveries'
 import { startReceiver, type TestReceiver } from '../receiver'
 import { createDispatcher } from '../../dispatcher/loop'
-import { claimDue, completeAttempt } from '../../dispatcher/claim'
+import { claimDue, completeAttempt, completeAttempts } from '../../dispatcher/claim'
 import { createLogger } from '../../api/log'
 import pino from 'pino'
 import { verifySignature } from '../../receiver'
@@ -152,6 +152,28 @@ test('an expired lease is claimable again; a lost lease writes nothing', async (
   const stale = completeAttempt(ctx.db, row!, { statusCode: 200, error: null, refused: false, durationMs: 1, responseBody: '' }, { status: 'delivered' }, clock)
   expect(stale).toBe(false)
   expect(ctx.db.$client.query('SELECT COUNT(*) AS n FROM delivery_attempts').get()).toEqual({ n: 1 })
+})
+
+test('recording a batch: only rows whose lease still matches move on and get an attempt row', async () => {
+  await publish(page('pages/a', 'pages/home', { en: { title: 'A', slug: 'a' } }))
+  await publish(page('pages/b', 'pages/home', { en: { title: 'B', slug: 'b' } }))
+  const [first, second] = claimDue(ctx.db, { now: clock, leaseMs: 5000, limit: 10 })
+  expect(second).toBeDefined()
+  // The first row's lease expires and another dispatcher takes it: our token no longer matches.
+  ctx.db.$client.query('UPDATE outbox SET lease_token = ? WHERE seq = ?').run('someone-else', first!.seq)
+  const ok = { statusCode: 200, error: null, refused: false, durationMs: 3, responseBody: 'ok' }
+  const kept = completeAttempts(ctx.db, [
+    { row: first!, result: ok, step: { status: 'delivered' }, startedAt: clock },
+    { row: second!, result: { ...ok, statusCode: 503 }, step: { status: 'pending', delayMs: 1500 }, startedAt: clock },
+  ])
+  expect(kept).toEqual([false, true])
+  expect(ctx.db.$client.query('SELECT seq, status, attempts, next_attempt_at AS next, lease_token AS lease FROM outbox ORDER BY seq').all()).toEqual([
+    { seq: first!.seq, status: 'pending', attempts: 0, next: expect.any(Number), lease: 'someone-else' },
+    { seq: second!.seq, status: 'pending', attempts: 1, next: clock + 3 + 1500, lease: null },
+  ])
+  expect(ctx.db.$client.query('SELECT outbox_seq AS seq, attempt, status_code AS code, next_attempt_at AS next FROM delivery_attempts').all()).toEqual([
+    { seq: second!.seq, attempt: 1, code: 503, next: clock + 3 + 1500 },
+  ])
 })
 
 test('a slow receiver does not hold back another webhook', async () => {
