@@ -59,6 +59,7 @@ const dispatcher = Bun.spawn(['bun', ...(process.env.BENCH_PROFILE ? ['--cpu-pro
   cwd: root, stdout: 'ignore', stderr: 'inherit',
   env: { ...process.env, DATABASE_PATH: path, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', DISPATCHER_PER_WEBHOOK: String(PER_WEBHOOK), DISPATCHER_CONCURRENCY: String(Math.max(64, PER_WEBHOOK)) },
 })
+const CLOCK_TICKS = 100 // USER_HZ on Linux
 /** User + system CPU of a process so far, in ms (Linux /proc; null elsewhere). */
 function cpuMs(pid: number): number | null {
   try {
@@ -69,7 +70,6 @@ function cpuMs(pid: number): number | null {
     return null
   }
 }
-const CLOCK_TICKS = 100 // USER_HZ on Linux
 const until = async (check: () => boolean, ms = 120_000) => {
   const end = Date.now() + ms
   while (!check()) {
