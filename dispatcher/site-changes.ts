@@ -48,7 +48,7 @@ export function emitDueSiteChanges(db: Db, rules: { now: number; quietMs: number
         // The latest change names the status and the acting user of the coalesced event.
         const latest = tx.select().from(siteChanges).where(and(eq(siteChanges.teamId, h.teamId), lte(siteChanges.id, h.maxId!))).orderBy(desc(siteChanges.id)).limit(1).get()!
         enqueueEvent(tx, {
-          v: 2, eventType: 'site.changed', eventId: crypto.randomUUID(), occurredAt: new Date(latest.occurredAt).toISOString(),
+          v: 2, eventType: 'site.changed', eventId: Bun.randomUUIDv7(), occurredAt: new Date(latest.occurredAt).toISOString(),
           teamId: team.id, workspaceId: team.workspaceId, userId: latest.userId, documentId: null, collection: null,
           locales: [], status: latest.status, url: '', urls: {}, previousUrls: [], scope: 'site',
         }, rules.now)

@@ -19,7 +19,7 @@ export function samplePayload(team: { id: string; workspaceId: string; defaultLo
   const published = eventType === 'content.published'
   const path = '/webhook-test'
   return {
-    v: 2, eventType, eventId: crypto.randomUUID(), occurredAt: new Date().toISOString(), teamId: team.id,
+    v: 2, eventType, eventId: Bun.randomUUIDv7(), occurredAt: new Date().toISOString(), teamId: team.id,
     workspaceId: team.workspaceId, userId, documentId: 'webhook-test', collection: site ? null : 'webhook-test',
     locales: published ? [team.defaultLocale] : [], status: site ? 'template' : published ? 'published' : 'archived',
     url: site ? '' : path, urls: published ? { [team.defaultLocale]: path } : {}, previousUrls: eventType === 'content.unpublished' ? [path] : [],

@@ -90,7 +90,7 @@ function documentEvent(tx: Tx, e: DocumentEvent): void {
     others: type?.urls ? loadPages(tx, e.teamId, e.row.id) : new Map(),
   })
   enqueueEvent(tx, {
-    v: 2, eventType: e.eventType, eventId: crypto.randomUUID(), occurredAt: new Date().toISOString(),
+    v: 2, eventType: e.eventType, eventId: Bun.randomUUIDv7(), occurredAt: new Date().toISOString(),
     teamId: e.teamId, workspaceId: team.workspaceId, userId: e.userId, documentId: e.row.id,
     collection: e.row.collection, locales: e.locales, status: e.status, ...urls,
   }, Date.now(), targets)

@@ -72,7 +72,7 @@ test('exact headers and payload, signature valid for our verifier and @octokit/w
   expect(verifySignature(req!.body, req!.headers['x-service-signature'], secret)).toBe(true)
   expect(await verify(secret, req!.body, req!.headers['x-service-signature']!)).toBe(true)
   expect(body).toEqual({
-    v: 2, eventType: 'content.published', eventId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+    v: 2, eventType: 'content.published', eventId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
     occurredAt: expect.stringMatching(/Z$/), teamId: TEAM, workspaceId: 'main', userId: 'u-editor', documentId: 'pages/about',
     collection: 'pages', locales: ['en'], status: 'published', url: '/about', urls: { en: '/about' }, previousUrls: [], scope: 'document',
   })
