@@ -15,13 +15,19 @@ export interface CheckpointerStart {
 }
 
 self.onmessage = ({ data }: MessageEvent<CheckpointerStart>) => {
-  const db = new Database(data.path)
-  db.exec('PRAGMA busy_timeout = 10000')
+  let db: Database | null = null
+  const open = () => {
+    const opened = new Database(data.path)
+    opened.exec('PRAGMA busy_timeout = 10000')
+    return opened
+  }
   const run = () => {
     try {
+      db ??= open()
       db.exec('PRAGMA wal_checkpoint(PASSIVE)')
     } catch (err) {
-      // Told to the main thread, which logs it; the next interval tries again.
+      // Told to the main thread, which logs it; the next interval tries again. Meanwhile the
+      // WAL only grows up to SQLite's automatic checkpoint (db/client.ts), nothing is lost.
       postMessage({ error: String((err as Error).message ?? err) })
     }
   }
