@@ -33,9 +33,9 @@ export type ClaimedRow = Pick<OutboxRow, 'seq' | 'eventId' | 'webhookId' | 'even
  * Per webhook (within its in-flight budget, so a backlog or a dead receiver never starves the
  * others) ONE `UPDATE ... RETURNING` picks its earliest due rows through an index range scan
  * and leases them: a single write statement holds the write lock from its first read, so two
- * dispatchers never own the same row. The events' stored bytes are read after, in the same
- * transaction. Webhooks with nothing due are skipped by a read before, so an idle poll never
- * takes the write lock.
+ * dispatchers never own the same row. The events' stored bytes are read after the lease
+ * commits. Webhooks with nothing due are skipped by a read before, so an idle poll never takes
+ * the write lock.
  */
 export function claimDue(db: Db, opts: ClaimOptions): ClaimedRow[] {
   if (opts.limit <= 0) return []
@@ -54,7 +54,7 @@ export function claimDue(db: Db, opts: ClaimOptions): ClaimedRow[] {
     return found
   })()
   if (budgets.length === 0) return []
-  const lease = c.query(
+  const leaseRows = c.query(
     `UPDATE outbox SET lease_token = $token, lease_expires_at = $expires
      WHERE seq IN (SELECT seq FROM outbox INDEXED BY outbox_webhook_due WHERE ${due} ORDER BY next_attempt_at, seq LIMIT $limit)
      RETURNING seq, event_id, event_type, attempts, trigger`,
@@ -62,22 +62,31 @@ export function claimDue(db: Db, opts: ClaimOptions): ClaimedRow[] {
   // The event's bytes, one indexed lookup per row (a subquery in RETURNING costs twice as much).
   const payload = c.query(`SELECT payload FROM outbox_events WHERE event_id = ?`)
   const token = crypto.randomUUID()
-  const claim = c.transaction(() => {
-    const rows: ClaimedRow[] = []
+  // The write transaction only leases: the api's writers wait for this lock, so the reads below
+  // (immutable bytes of rows this dispatcher now owns) run after it, in a read transaction.
+  const lease = c.transaction(() => {
+    const leased: ClaimedRow[] = []
     let left = opts.limit
     for (const [webhookId, budget] of budgets) {
       if (left <= 0) break
-      for (const [seq, eventId, eventType, attempts, trigger] of lease.values({ token, expires: opts.now + opts.leaseMs, webhook: webhookId, now: opts.now, limit: Math.min(budget, left) }) as [number, string, string, number, ClaimedRow['trigger']][]) {
-        const found = payload.values(eventId)[0] as [string] | undefined
-        // Written with its outbox rows in one transaction; missing means a broken database, not a retry.
-        if (!found) throw new Error(`outbox event ${eventId} has no stored payload`)
-        rows.push({ seq, eventId, webhookId, eventType, status: 'pending', attempts, trigger, leaseToken: token, payload: found[0] })
+      const params = { token, expires: opts.now + opts.leaseMs, webhook: webhookId, now: opts.now, limit: Math.min(budget, left) }
+      for (const [seq, eventId, eventType, attempts, trigger] of leaseRows.values(params) as [number, string, string, number, ClaimedRow['trigger']][]) {
+        leased.push({ seq, eventId, webhookId, eventType, status: 'pending', attempts, trigger, leaseToken: token, payload: '' })
         left--
       }
     }
+    return leased
+  })
+  const readPayloads = c.transaction((rows: ClaimedRow[]) => {
+    for (const row of rows) {
+      const found = payload.values(row.eventId)[0] as [string] | undefined
+      // Written with its outbox rows in one transaction; missing means a broken database, not a retry.
+      if (!found) throw new Error(`outbox event ${row.eventId} has no stored payload`)
+      row.payload = found[0]
+    }
     return rows
   })
-  return claim.immediate().sort((a, b) => a.seq - b.seq)
+  return readPayloads(lease.immediate()).sort((a, b) => a.seq - b.seq)
 }
 
 export interface Completion {
