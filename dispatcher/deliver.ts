@@ -64,21 +64,14 @@ export async function deliverOnce(o: Outgoing, opts: DeliverOptions): Promise<At
   const problem = await checkTargetAtSend(o.webhook.target, opts.allowPrivateTargets, opts.lookup)
   if (problem) return finish({ statusCode: null, error: problem.error, refused: problem.final, responseBody: '' })
   const req = buildRequest(o)
-  const controller = new AbortController()
-  let timedOut = false
   // spec.md "Delivery rules" 3: the whole answer (status and body) must come within the limit.
-  const timer = setTimeout(() => {
-    timedOut = true
-    controller.abort()
-  }, opts.timeoutMs)
+  const signal = AbortSignal.timeout(opts.timeoutMs)
   try {
-    const res = await opts.fetch(req.url, { method: 'POST', headers: req.headers, body: req.body, redirect: 'manual', signal: controller.signal })
+    const res = await opts.fetch(req.url, { method: 'POST', headers: req.headers, body: req.body, redirect: 'manual', signal })
     const responseBody = await readLimited(res)
-    if (timedOut) throw new Error('timeout')
+    if (signal.aborted) throw new Error('timeout')
     return finish({ statusCode: res.status, error: null, refused: false, responseBody })
   } catch (err) {
-    return finish({ statusCode: null, error: describe(err, timedOut, opts.timeoutMs), refused: false, responseBody: '' })
-  } finally {
-    clearTimeout(timer)
+    return finish({ statusCode: null, error: describe(err, signal.aborted, opts.timeoutMs), refused: false, responseBody: '' })
   }
 }
