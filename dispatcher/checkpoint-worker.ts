@@ -5,7 +5,7 @@
  * under load. On the sending thread that stalled every send in flight; here it runs beside them.
  * It blocks neither readers nor writers, so api commits still never pay for copying the WAL.
  */
-import { Database } from 'bun:sqlite'
+import { checkpoint, openDb, type Db } from '../db/client'
 
 declare const self: Worker
 
@@ -15,16 +15,12 @@ export interface CheckpointerStart {
 }
 
 self.onmessage = ({ data }: MessageEvent<CheckpointerStart>) => {
-  let db: Database | null = null
-  const open = () => {
-    const opened = new Database(data.path)
-    opened.exec('PRAGMA busy_timeout = 10000')
-    return opened
-  }
+  let db: Db | null = null
   const run = () => {
     try {
-      db ??= open()
-      db.exec('PRAGMA wal_checkpoint(PASSIVE)')
+      // The same connection settings as the main thread's; the main thread migrates (or waits).
+      db ??= openDb(data.path, { migrate: false })
+      checkpoint(db)
     } catch (err) {
       // Told to the main thread, which logs it; the next interval tries again. Meanwhile the
       // WAL only grows up to SQLite's automatic checkpoint (db/client.ts), nothing is lost.

@@ -28,6 +28,11 @@ export type ClaimedRow = Pick<OutboxRow, 'seq' | 'eventId' | 'webhookId' | 'even
   payload: string
 }
 
+/** Every webhook's id: the candidates a claim looks at. */
+export function listWebhookIds(db: Db): string[] {
+  return (db.$client.query('SELECT id FROM webhooks').values() as [string][]).map(([id]) => id)
+}
+
 /**
  * Claims up to `limit` due rows for this dispatcher; returns them with the lease token set.
  * Per webhook (within its in-flight budget, so a backlog or a dead receiver never starves the
@@ -41,7 +46,7 @@ export function claimDue(db: Db, opts: ClaimOptions): ClaimedRow[] {
   if (opts.limit <= 0) return []
   const c = db.$client
   const perWebhook = opts.perWebhook ?? opts.limit
-  const hooks = opts.webhookIds ?? (c.query(`SELECT id FROM webhooks`).values() as [string][]).map(([id]) => id)
+  const hooks = opts.webhookIds ?? listWebhookIds(db)
   const due = `status = 'pending' AND webhook_id = $webhook AND next_attempt_at <= $now AND (lease_expires_at IS NULL OR lease_expires_at <= $now)`
   // A read first: a poll that finds nothing due never takes the write lock the api needs.
   const anyDue = c.query(`SELECT 1 FROM outbox INDEXED BY outbox_webhook_due WHERE ${due} LIMIT 1`)

@@ -12,7 +12,7 @@ import type { WebhookRow } from '../db/schema'
 import type { Logger } from '../api/log'
 import type { Metrics } from '../api/metrics'
 import { runDueSchedules } from '../api/publish/scheduled'
-import { claimDue, completeAttempts, releaseLease, type ClaimedRow, type Completion } from './claim'
+import { claimDue, completeAttempts, listWebhookIds, releaseLease, type ClaimedRow, type Completion } from './claim'
 import { deliverOnce } from './deliver'
 import { nextStep } from './retry'
 import { emitDueSiteChanges, runIndexJob } from './site-changes'
@@ -235,7 +235,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     const limit = concurrency + (ahead ? claimAhead * Math.ceil(concurrency / perWebhook) : 0) - ownedTotal
     // Claims between full passes use the webhook list of the last pass or outside commit (an
     // unchanged list needs no read: a refill with every budget spent touches no SQLite at all).
-    if (fresh || !webhookIds) webhookIds = (deps.db.$client.query('SELECT id FROM webhooks').values() as [string][]).map(([id]) => id)
+    if (fresh || !webhookIds) webhookIds = listWebhookIds(deps.db)
     if (!webhookIds.some((id) => budget(id) > 0)) return pump()
     const rows = claimDue(deps.db, { now: at, leaseMs, limit, budget, webhookIds })
     const claimedAt = now()
