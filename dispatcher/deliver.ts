@@ -1,9 +1,9 @@
 /**
  * One delivery attempt: build the provider's request, check the target (SSRF, at send time),
- * sign, send with a timeout and classify. Used by the dispatcher and by the api's test endpoint.
+ * sign, send to the checked address with a timeout and classify. Used by the dispatcher and by the api's test endpoint.
  */
 import { buildRequest, type Outgoing } from './providers'
-import { checkTargetAtSend, type Lookup } from './ssrf'
+import { checkTargetAtSend, pinnedRequest, type Lookup } from './ssrf'
 
 /** Response bodies are kept (and shown) up to 4 KiB. */
 export const MAX_RESPONSE_BYTES = 4096
@@ -61,13 +61,22 @@ export async function deliverOnce(o: Outgoing, opts: DeliverOptions): Promise<At
   const now = opts.now ?? Date.now
   const started = now()
   const finish = (r: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...r, durationMs: Math.max(0, Math.round(now() - started)) })
-  const problem = await checkTargetAtSend(o.webhook.target, opts.allowPrivateTargets, opts.lookup)
-  if (problem) return finish({ statusCode: null, error: problem.error, refused: problem.final, responseBody: '' })
+  const check = await checkTargetAtSend(o.webhook.target, opts.allowPrivateTargets, opts.lookup)
+  if ('refused' in check) return finish({ statusCode: null, error: check.refused.error, refused: check.refused.final, responseBody: '' })
   const req = buildRequest(o)
   // spec.md "Delivery rules" 3: the whole answer (status and body) must come within the limit.
   const signal = AbortSignal.timeout(opts.timeoutMs)
+  const init: BunFetchRequestInit = { method: 'POST', headers: req.headers, body: req.body, redirect: 'manual', signal }
+  let url = req.url
+  if (check.pin) {
+    // Connect to the address the check saw, not to a second lookup's answer (README "SSRF").
+    const pinned = pinnedRequest(req.url, check.pin)
+    url = pinned.url
+    init.headers = { ...req.headers, Host: pinned.host }
+    init.tls = { serverName: pinned.serverName }
+  }
   try {
-    const res = await opts.fetch(req.url, { method: 'POST', headers: req.headers, body: req.body, redirect: 'manual', signal })
+    const res = await opts.fetch(url, init)
     const responseBody = await readLimited(res)
     if (signal.aborted) throw new Error('timeout')
     return finish({ statusCode: res.status, error: null, refused: false, responseBody })

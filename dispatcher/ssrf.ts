@@ -140,24 +140,64 @@ export interface TargetProblem {
 }
 
 /**
- * Send-time check: resolves the host and refuses when any address is not public, or null
- * when the target may be called. By default a host name's addresses are looked up at most
- * once per `LOOKUP_TTL_MS` (`cachedSystemLookup`); IP literals are checked as they are.
+ * What the send-time check decided: refused, or allowed. An allowed https host NAME comes with
+ * `pin`, the checked address the request must connect to (see `pinnedRequest`); `pin` is null
+ * for IP literals (nothing to resolve) and when private targets are allowed (nothing checked).
  */
-export async function checkTargetAtSend(target: string, allowPrivate: boolean, lookup: Lookup = cachedSystemLookup): Promise<TargetProblem | null> {
+export type SendCheck = { refused: TargetProblem } | { pin: string | null }
+
+/**
+ * Send-time check: resolves the host and refuses when any address is not public. By default a
+ * host name's addresses are looked up at most once per `LOOKUP_TTL_MS` (`cachedSystemLookup`);
+ * IP literals are checked as they are.
+ */
+export async function checkTargetAtSend(target: string, allowPrivate: boolean, lookup: Lookup = cachedSystemLookup): Promise<SendCheck> {
   const { why: syntax, host } = syntaxOf(target, allowPrivate)
-  if (syntax) return { error: `refused: ${syntax}`, final: true }
-  if (allowPrivate) return null
+  if (syntax) return { refused: { error: `refused: ${syntax}`, final: true } }
+  if (allowPrivate) return { pin: null }
+  if (isIP(host)) {
+    const why = blockedAddressReason(host)
+    return why ? { refused: nonPublic(why) } : { pin: null }
+  }
   let addresses: string[]
   try {
-    addresses = isIP(host) ? [host] : await lookup(host)
+    addresses = await lookup(host)
   } catch (e) {
-    return { error: `network error: cannot resolve host (${(e as { code?: string }).code ?? 'lookup failed'})`, final: false }
+    return { refused: { error: `network error: cannot resolve host (${(e as { code?: string }).code ?? 'lookup failed'})`, final: false } }
   }
-  if (addresses.length === 0) return { error: 'network error: host has no address', final: false }
+  if (addresses.length === 0) return { refused: { error: 'network error: host has no address', final: false } }
   for (const a of addresses) {
     const why = blockedAddressReason(a)
-    if (why) return { error: `refused: target resolves to a non-public address (${why}); set WEBHOOK_ALLOW_PRIVATE_TARGETS=true to allow`, final: true }
+    if (why) return { refused: nonPublic(why) }
   }
-  return null
+  // The resolver's first answer, as a connect by name would take it.
+  return { pin: addresses[0]! }
+}
+
+const nonPublic = (why: string): TargetProblem => ({
+  error: `refused: target resolves to a non-public address (${why}); set WEBHOOK_ALLOW_PRIVATE_TARGETS=true to allow`,
+  final: true,
+})
+
+/** A request that connects to a pinned address while naming its host. */
+export interface PinnedRequest {
+  url: string
+  /** The `Host` header: the target's host and port, as a connect by name would send it. */
+  host: string
+  /** TLS server name: sent as SNI, and the name the certificate is checked against. */
+  serverName: string
+}
+
+/**
+ * The request for `url` connecting to `address` (the one `checkTargetAtSend` checked) instead
+ * of resolving the name again: a DNS answer that changes between the check and the connect
+ * (rebinding) cannot move the request to a private address. The host name stays in the `Host`
+ * header and in TLS (SNI and the certificate check), so the receiver sees the same request.
+ */
+export function pinnedRequest(url: string, address: string): PinnedRequest {
+  const u = new URL(url)
+  const host = u.host
+  const serverName = bareHost(u)
+  u.hostname = isIP(address) === 6 ? `[${address}]` : address
+  return { url: u.toString(), host, serverName }
 }
