@@ -5,7 +5,7 @@
 import { afterEach, expect, test } from 'bun:test'
 import { verify } from '@octokit/webhooks-methods'
 import { createTestContext, makeTestDir, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
-import { startReceiver, type Answer, type TestReceiver } from '../receiver'
+import { startReceiver, TLS_FIXTURE, type Answer, type TestReceiver } from '../receiver'
 import { verifySignature } from '../../receiver'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
@@ -173,6 +173,29 @@ test('SSRF: a host NAME resolving to a private address is refused after the DNS 
   await waitFor(() => (attempts() as unknown[]).length > 0, 10_000, 'refused attempt')
   expect(attempts()).toEqual([{ attempt: 1, statusCode: null, error: expect.stringMatching(/^refused: target resolves to a non-public address/) }])
   expect(rx.requests).toHaveLength(0)
+})
+
+test('https targets: delivered over TLS with the certificate verified against the host name', async () => {
+  // The dispatcher trusts the fixture's self-signed certificate (for hook.test and localhost) the
+  // way an operator adds a private CA: NODE_EXTRA_CA_CERTS.
+  const { ctx, spawn, publish, attempts } = await setup({ env: { NODE_EXTRA_CA_CERTS: TLS_FIXTURE.cert } })
+  const tls = startReceiver([{ status: 200, body: 'ok' }], { tls: true })
+  cleanup.push(() => tls.stop())
+  const create = (target: string) => ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'tls', provider: 'custom', target } })
+  const good = await create(tls.url)
+  // The same server by address: the certificate does not name 127.0.0.1, so TLS must refuse it.
+  const wrongName = await create(`https://127.0.0.1:${tls.port}/hook`)
+  spawn()
+  await publish('pages/tls')
+  await waitFor(() => tls.requests.length > 0, 10_000, 'delivery over TLS')
+  expect(verifySignature(tls.requests[0]!.body, tls.requests[0]!.headers['x-service-signature'], good.body.secret)).toBe(true)
+  expect(tls.requests[0]!.headers.host).toBe(`localhost:${tls.port}`)
+  const byHook = (id: string) => ctx.db.$client.query('SELECT attempt, status_code AS statusCode, error FROM delivery_attempts WHERE webhook_id = ? ORDER BY id').all(id)
+  await waitFor(() => byHook(wrongName.body.id).length > 0, 10_000, 'refused TLS attempt')
+  expect(byHook(good.body.id)).toEqual([{ attempt: 1, statusCode: 200, error: null }])
+  expect(byHook(wrongName.body.id)[0]).toEqual({ attempt: 1, statusCode: null, error: expect.stringMatching(/^network error: .*(ALTNAME|CERT)/) })
+  expect(tls.requests).toHaveLength(1)
+  expect((attempts() as unknown[]).length).toBeGreaterThanOrEqual(3) // plus the plain-http webhook of setup()
 })
 
 test('a receiver that is down does not slow publishing', async () => {
