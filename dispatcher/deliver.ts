@@ -2,7 +2,7 @@
  * One delivery attempt: build the provider's request, check the target (SSRF, at send time),
  * sign, send to the checked address with a timeout and classify. Used by the dispatcher and by the api's test endpoint.
  */
-import { buildRequest, type Outgoing } from './providers'
+import { buildRequest, type Outgoing, type OutgoingRequest } from './providers'
 import { checkTargetAtSend, pinnedRequest, type Lookup } from './ssrf'
 
 /** Response bodies are kept (and shown) up to 4 KiB. */
@@ -66,21 +66,32 @@ export async function deliverOnce(o: Outgoing, opts: DeliverOptions): Promise<At
   const req = buildRequest(o)
   // spec.md "Delivery rules" 3: the whole answer (status and body) must come within the limit.
   const signal = AbortSignal.timeout(opts.timeoutMs)
-  const init: BunFetchRequestInit = { method: 'POST', headers: req.headers, body: req.body, redirect: 'manual', signal }
-  let url = req.url
-  if (check.pin) {
-    // Connect to the address the check saw, not to a second lookup's answer (README "SSRF").
-    const pinned = pinnedRequest(req.url, check.pin)
-    url = pinned.url
-    init.headers = { ...req.headers, Host: pinned.host }
-    init.tls = { serverName: pinned.serverName }
-  }
   try {
-    const res = await opts.fetch(url, init)
+    const res = await post(opts.fetch, req, { method: 'POST', headers: req.headers, body: req.body, redirect: 'manual', signal }, check.pinned)
     const responseBody = await readLimited(res)
     if (signal.aborted) throw new Error('timeout')
     return finish({ statusCode: res.status, error: null, refused: false, responseBody })
   } catch (err) {
     return finish({ statusCode: null, error: describe(err, signal.aborted, opts.timeoutMs), refused: false, responseBody: '' })
+  }
+}
+
+/** Connect errors: the request never reached a server, so another checked address may take it. */
+const UNREACHED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL'])
+
+/**
+ * POSTs `req`; with `pinned` addresses, to those the send-time check approved rather than to a
+ * second lookup's answer (README "SSRF"). They are tried in the resolver's order, the next one
+ * only when this one could not be reached (an IPv6 address on a host without an IPv6 route).
+ */
+async function post(fetchFn: typeof fetch, req: OutgoingRequest, init: BunFetchRequestInit, pinned: string[] | null): Promise<Response> {
+  if (!pinned) return fetchFn(req.url, init)
+  for (let i = 0; ; i++) {
+    const to = pinnedRequest(req.url, pinned[i]!)
+    try {
+      return await fetchFn(to.url, { ...init, headers: { ...req.headers, Host: to.host }, tls: { serverName: to.serverName } })
+    } catch (err) {
+      if (i + 1 >= pinned.length || !UNREACHED.has((err as { code?: string }).code ?? '')) throw err
+    }
   }
 }

@@ -141,10 +141,11 @@ export interface TargetProblem {
 
 /**
  * What the send-time check decided: refused, or allowed. An allowed https host NAME comes with
- * `pin`, the checked address the request must connect to (see `pinnedRequest`); `pin` is null
- * for IP literals (nothing to resolve) and when private targets are allowed (nothing checked).
+ * `pinned`, the checked addresses (in the resolver's order) the request must connect to (see
+ * `pinnedRequest`); null for IP literals (nothing to resolve) and when private targets are
+ * allowed (nothing checked).
  */
-export type SendCheck = { refused: TargetProblem } | { pin: string | null }
+export type SendCheck = { refused: TargetProblem } | { pinned: string[] | null }
 
 /**
  * Send-time check: resolves the host and refuses when any address is not public. By default a
@@ -154,10 +155,10 @@ export type SendCheck = { refused: TargetProblem } | { pin: string | null }
 export async function checkTargetAtSend(target: string, allowPrivate: boolean, lookup: Lookup = cachedSystemLookup): Promise<SendCheck> {
   const { why: syntax, host } = syntaxOf(target, allowPrivate)
   if (syntax) return { refused: { error: `refused: ${syntax}`, final: true } }
-  if (allowPrivate) return { pin: null }
+  if (allowPrivate) return { pinned: null }
   if (isIP(host)) {
     const why = blockedAddressReason(host)
-    return why ? { refused: nonPublic(why) } : { pin: null }
+    return why ? { refused: nonPublic(why) } : { pinned: null }
   }
   let addresses: string[]
   try {
@@ -170,8 +171,7 @@ export async function checkTargetAtSend(target: string, allowPrivate: boolean, l
     const why = blockedAddressReason(a)
     if (why) return { refused: nonPublic(why) }
   }
-  // The resolver's first answer, as a connect by name would take it.
-  return { pin: addresses[0]! }
+  return { pinned: addresses }
 }
 
 const nonPublic = (why: string): TargetProblem => ({

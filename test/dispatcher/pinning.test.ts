@@ -4,7 +4,8 @@
  * The receiver is a real TLS server on 127.0.0.1 with a certificate for `hook.test`
  * (test/fixtures/tls, self-signed). The check must see a public address, so the test's DNS
  * answers 203.0.113.7 and the test's network (a fetch wrapper) carries that address to
- * 127.0.0.1 and trusts the fixture's CA; everything else is the real fetch.
+ * 127.0.0.1 (and 203.0.113.9 to 127.0.0.2, where nothing listens) and trusts the fixture's CA;
+ * everything else is the real fetch.
  */
 import { afterAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
@@ -27,12 +28,14 @@ const server = Bun.serve({
 afterAll(() => server.stop(true))
 
 const PUBLIC = '203.0.113.7'
+/** An address of the test's network where nothing listens (127.0.0.2: the receiver is bound to .1). */
+const DEAD = '203.0.113.9'
 /** What deliverOnce asked fetch to connect to, per call. */
 const asked: { url: string; tls: unknown }[] = []
 const network: typeof fetch = Object.assign(
   (url: string | URL | Request, init?: BunFetchRequestInit) => {
     asked.push({ url: String(url), tls: init?.tls })
-    return fetch(String(url).replace(PUBLIC, '127.0.0.1'), { ...init, tls: { ...init?.tls, ca: cert } })
+    return fetch(String(url).replace(PUBLIC, '127.0.0.1').replace(DEAD, '127.0.0.2'), { ...init, tls: { ...init?.tls, ca: cert } })
   },
   { preconnect: fetch.preconnect },
 )
@@ -65,6 +68,22 @@ test('the certificate is still checked against the host name, not the pinned add
   const lookup = async () => [PUBLIC]
   const result = await deliverOnce(outgoing(`https://other.test:${server.port}/hook`), { fetch: network, timeoutMs: 5000, allowPrivateTargets: false, lookup })
   expect(result).toEqual({ statusCode: null, error: expect.stringMatching(/^network error: .*ALTNAME/), refused: false, responseBody: '', durationMs: expect.any(Number) })
+})
+
+test('an address that cannot be reached hands the request to the next checked one; other errors do not', async () => {
+  asked.length = 0
+  seen.length = 0
+  const opts = (addresses: string[]): DeliverOptions => ({ fetch: network, timeoutMs: 5000, allowPrivateTargets: false, lookup: async () => addresses })
+  const target = `https://hook.test:${server.port}/hook`
+  expect(await deliverOnce(outgoing(target), opts([DEAD, PUBLIC]))).toMatchObject({ statusCode: 200, error: null })
+  expect(asked.map((a) => a.url)).toEqual([`https://${DEAD}:${server.port}/hook`, `https://${PUBLIC}:${server.port}/hook`])
+  expect(seen).toHaveLength(1)
+  asked.length = 0
+  expect(await deliverOnce(outgoing(target), opts([DEAD]))).toMatchObject({ statusCode: null, error: 'network error: ECONNREFUSED' })
+  // A certificate that does not name the host is an answer, not an unreachable address: no second try.
+  asked.length = 0
+  expect((await deliverOnce(outgoing(`https://other.test:${server.port}/hook`), opts([PUBLIC, DEAD]))).error).toMatch(/ALTNAME/)
+  expect(asked).toHaveLength(1)
 })
 
 test('IP-literal targets and allowed private targets are fetched as they are', async () => {

@@ -20,16 +20,16 @@ test('save-time syntax rules', () => {
   expect(checkTargetSyntax('https://user:pw@example.com/x', false)).toMatch(/credentials/)
 })
 
-test('send-time check resolves the host, refuses when any address is private, and pins the first', async () => {
+test('send-time check resolves the host, refuses when any address is private, and pins what it checked', async () => {
   const lookup = (map: Record<string, string[]>) => async (host: string) => map[host] ?? []
   const dns = lookup({ 'public.test': ['93.184.216.34', '2606:2800:220:1::'], 'rebind.test': ['93.184.216.34', '10.0.0.5'], 'meta.test': ['fd00:ec2::254'] })
-  expect(await checkTargetAtSend('https://public.test/x', false, dns)).toEqual({ pin: '93.184.216.34' })
+  expect(await checkTargetAtSend('https://public.test/x', false, dns)).toEqual({ pinned: ['93.184.216.34', '2606:2800:220:1::'] })
   expect(await checkTargetAtSend('https://rebind.test/x', false, dns)).toEqual({ refused: { error: expect.stringMatching(/^refused: .*private/), final: true } })
   expect(await checkTargetAtSend('https://meta.test/x', false, dns)).toEqual({ refused: { error: expect.stringMatching(/unique local/), final: true } })
   expect(await checkTargetAtSend('https://nothing.test/x', false, dns)).toEqual({ refused: { error: 'network error: host has no address', final: false } })
   // Private targets allowed: nothing is checked, nothing pinned; an IP literal needs no lookup.
-  expect(await checkTargetAtSend('https://rebind.test/x', true, dns)).toEqual({ pin: null })
-  expect(await checkTargetAtSend('https://8.8.8.8/x', false, dns)).toEqual({ pin: null })
+  expect(await checkTargetAtSend('https://rebind.test/x', true, dns)).toEqual({ pinned: null })
+  expect(await checkTargetAtSend('https://8.8.8.8/x', false, dns)).toEqual({ pinned: null })
   expect(await checkTargetAtSend('https://127.0.0.1/x', false, dns)).toEqual({ refused: { error: expect.stringMatching(/^refused: .*loopback/), final: true } })
   const failing = async () => { throw Object.assign(new Error('nx'), { code: 'ENOTFOUND' }) }
   expect(await checkTargetAtSend('https://x.test/x', false, failing)).toEqual({ refused: { error: 'network error: cannot resolve host (ENOTFOUND)', final: false } })
