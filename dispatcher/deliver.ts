@@ -84,8 +84,11 @@ const UNREACHED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDR
  * second lookup's answer (README "SSRF"). They are tried in the resolver's order, the next one
  * only when this one could not be reached (an IPv6 address on a host without an IPv6 route).
  */
-async function post(fetchFn: typeof fetch, req: OutgoingRequest, init: BunFetchRequestInit, pinned: string[] | null): Promise<Response> {
-  if (!pinned) return fetchFn(req.url, init)
+function post(fetchFn: typeof fetch, req: OutgoingRequest, init: BunFetchRequestInit, pinned: string[] | null): Promise<Response> {
+  return pinned ? postPinned(fetchFn, req, init, pinned) : fetchFn(req.url, init)
+}
+
+async function postPinned(fetchFn: typeof fetch, req: OutgoingRequest, init: BunFetchRequestInit, pinned: string[]): Promise<Response> {
   for (let i = 0; ; i++) {
     const to = pinnedRequest(req.url, pinned[i]!)
     try {
