@@ -7,8 +7,10 @@
  * 2. publish-to-receipt latency p50/p99 through the api (goal p99 < 100 ms), with the
  *    dispatcher at its default poll interval (it wakes on `PRAGMA data_version`).
  *   bun bench/dispatch.ts [deliveries=5000] [publishes=200] [inFlightPerWebhook=16] [receiverMs=0] [rounds=3]
- * Each throughput round also prints CPU per delivery of the dispatcher process (from /proc, Linux)
- * and of the bare loop's process: on a machine shared with other work that is the steadier figure.
+ * Each throughput round also prints CPU per delivery of the dispatcher process and per request of
+ * the bare loop (from /proc, Linux), split into the event loop, Bun's HTTP client thread and the
+ * rest: on a machine shared with other work that is the steadier figure, and it shows where the
+ * difference lies.
  */
 import { join } from 'node:path'
 import { readFileSync, rmSync } from 'node:fs'
@@ -21,6 +23,7 @@ import { seed } from '../cli/seed'
 import { enqueueEvent } from '../api/webhooks/events'
 import { samplePayload } from '../api/webhooks/deliveries'
 import { makeTestDir, testSeed, TEAM, TOKENS } from '../test/helpers'
+import { perItemUs, threadCpuMs, type ThreadCpu } from './proc-cpu'
 
 const N = Number(process.argv[2] ?? 5000)
 const PUBLISHES = Number(process.argv[3] ?? 200)
@@ -59,17 +62,6 @@ const dispatcher = Bun.spawn(['bun', ...(process.env.BENCH_PROFILE ? ['--cpu-pro
   cwd: root, stdout: 'ignore', stderr: 'inherit',
   env: { ...process.env, DATABASE_PATH: path, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', DISPATCHER_PER_WEBHOOK: String(PER_WEBHOOK), DISPATCHER_CONCURRENCY: String(Math.max(64, PER_WEBHOOK)) },
 })
-const CLOCK_TICKS = 100 // USER_HZ on Linux
-/** User + system CPU of a process so far, in ms (Linux /proc; null elsewhere). */
-function cpuMs(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
-  } catch {
-    return null
-  }
-}
 const until = async (check: () => boolean, ms = 120_000) => {
   const end = Date.now() + ms
   while (!check()) {
@@ -89,7 +81,7 @@ try {
   const own = ['content-type', 'user-agent', 'x-service-event', 'x-service-delivery', 'x-service-signature']
   const bodyFile = join(dir, 'body.json')
   const headersFile = join(dir, 'headers.json')
-  const rounds: { dispatchRate: number; bareRate: number; dispatchCpuUs: number | null; bareCpuUs: number }[] = []
+  const rounds: { dispatchRate: number; bareRate: number; dispatchCpuUs: ThreadCpu | null; bareCpuUs: ThreadCpu | null }[] = []
   for (let round = 0; round < ROUNDS; round++) {
     const base = received.length
     db.transaction((tx) => {
@@ -97,23 +89,17 @@ try {
     })
     // From the commit: the rate of draining the outbox, not of filling it.
     const t0 = performance.now() + performance.timeOrigin
-    const cpu0 = cpuMs(dispatcher.pid)
+    const cpu0 = threadCpuMs(dispatcher.pid)
     await until(() => received.length >= base + N)
     const dispatchRate = N / ((received.at(-1)!.at - t0) / 1000)
-    const cpu1 = cpuMs(dispatcher.pid)
+    const cpu1 = threadCpuMs(dispatcher.pid)
     await Bun.write(bodyFile, received.at(-1)!.body)
     // What fetch sets itself (host, length, connection, accept...) it sets on both sides alike.
     await Bun.write(headersFile, JSON.stringify(Object.fromEntries(Object.entries(dispatcherHeaders!).filter(([k]) => own.includes(k)))))
     const bare = Bun.spawn(['bun', 'bench/bare-fetch.ts', target, String(N), String(PER_WEBHOOK), bodyFile, headersFile], { cwd: root, stdout: 'pipe' })
-    const bareRate = JSON.parse(await new Response(bare.stdout).text()).rate as number
+    const { rate: bareRate, cpuUs: bareCpuUs } = JSON.parse(await new Response(bare.stdout).text()) as { rate: number; cpuUs: ThreadCpu | null }
     await bare.exited
-    const usage = bare.resourceUsage()!
-    rounds.push({
-      dispatchRate, bareRate,
-      dispatchCpuUs: cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) * 1000) / N,
-      // The whole bare process, start-up included: an upper bound for its loop.
-      bareCpuUs: (Number(usage.cpuTime.user) + Number(usage.cpuTime.system)) / N,
-    })
+    rounds.push({ dispatchRate, bareRate, dispatchCpuUs: perItemUs(cpu0, cpu1, N), bareCpuUs })
     await Bun.sleep(200) // let the dispatcher's checkpoint settle between rounds
   }
 
@@ -133,9 +119,10 @@ try {
   const f = (x: number) => x.toFixed(1)
   const bytes = received.at(-1)!.body.length
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+  const cpu = (c: ThreadCpu | null) => (c ? `${f(c.loop + c.http + c.other)} µs = loop ${f(c.loop)} + http ${f(c.http)} + other ${f(c.other)}` : 'n/a')
   for (const [i, r] of rounds.entries()) {
-    const cpu = r.dispatchCpuUs === null ? 'n/a' : `${f(r.dispatchCpuUs)} µs`
-    console.log(`round ${i + 1}: dispatcher ${f(r.dispatchRate)}/s (CPU ${cpu} per delivery), bare loop ${f(r.bareRate)}/s (CPU ${f(r.bareCpuUs)} µs per request), ratio ${(r.dispatchRate / r.bareRate).toFixed(2)}`)
+    console.log(`round ${i + 1}: dispatcher ${f(r.dispatchRate)}/s, bare loop ${f(r.bareRate)}/s, ratio ${(r.dispatchRate / r.bareRate).toFixed(2)}`)
+    console.log(`  CPU per delivery ${cpu(r.dispatchCpuUs)}; per bare request ${cpu(r.bareCpuUs)}`)
   }
   console.log(`signed deliveries from the outbox:  ${f(median(rounds.map((r) => r.dispatchRate)))}/s median  (${N} events per round, ${ROUNDS} rounds, real dispatcher process, ${PER_WEBHOOK} in flight per webhook, LOG_LEVEL=warn, receiver ${RECEIVER_MS} ms)`)
   console.log(`  claim with lease + sign + SSRF syntax check (private targets allowed: no DNS) + send + classify + attempt row, from commit to last receipt`)
