@@ -47,9 +47,35 @@ function validationMessage(error: unknown): string {
   return first ? `Invalid request: ${first.path || 'body'} ${first.message ?? ''}`.trim() : 'Invalid request.'
 }
 
+/**
+ * Bun's own request-size cap. Bun answers a larger body with a bare 413 (no JSON, connection
+ * closed) before any of our code runs, so it sits well above MAX_BODY_BYTES: every body between
+ * the two gets our JSON `413 payload_too_large`, and the cap still bounds what a chunked upload
+ * can make the server hold.
+ */
+export const serverBodyCap = (maxBodyBytes: number) => Math.max(4 * maxBodyBytes, 8 * 1024 * 1024)
+
+/** Whether a body stream holds more than `max` bytes; stops reading as soon as it does. */
+async function exceeds(body: ReadableStream<Uint8Array>, max: number): Promise<boolean> {
+  const reader = body.getReader()
+  let size = 0
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return false
+      size += value.byteLength
+      if (size > max) return true
+    }
+  } finally {
+    reader.cancel().catch(() => {})
+  }
+}
+
 export function createApp(deps: AppDeps) {
+  const max = deps.config.maxBodyBytes
+  const tooLarge = () => json(413, { error: 'payload_too_large', message: `The body exceeds ${max} bytes.` })
   // normalize: false so unknown properties are refused (400), not silently dropped.
-  return new Elysia({ normalize: false, serve: { maxRequestBodySize: deps.config.maxBodyBytes } })
+  return new Elysia({ normalize: false, serve: { maxRequestBodySize: serverBodyCap(max) } })
     .onRequest(({ request }) => {
       // Authenticate before parsing or validating: an anonymous caller learns nothing about bodies.
       const path = new URL(request.url).pathname
@@ -60,10 +86,10 @@ export function createApp(deps: AppDeps) {
           return errorResponse(e, 'UNKNOWN', deps.log)
         }
       }
-      const length = Number(request.headers.get('content-length') ?? 0)
-      if (length > deps.config.maxBodyBytes) {
-        return json(413, { error: 'payload_too_large', message: `The body exceeds ${deps.config.maxBodyBytes} bytes.` })
-      }
+      const length = request.headers.get('content-length')
+      if (length !== null) return Number(length) > max ? tooLarge() : undefined
+      // A chunked body declares no length: count a copy of it before the route's parser reads it.
+      if (request.body) return exceeds(request.clone().body!, max).then((over) => (over ? tooLarge() : undefined))
     })
     .onError({ as: 'global' }, ({ error, code }) => errorResponse(error, code, deps.log))
     .use(
