@@ -30,7 +30,12 @@ export const WebhookCreate = t.Object(
     provider: ProviderSchema,
     target: t.String({ minLength: 1, maxLength: 2000 }),
     events: t.Optional(t.Array(EventTypeSchema, { minItems: 1, maxItems: 3, uniqueItems: true })),
-    secret: t.Optional(t.String({ maxLength: 500 })),
+    // The length and whitespace rule is checked by the service (api/webhooks/service.ts
+    // `secretProblem`), so a refusal names the secret (`invalid_secret`), not a schema path.
+    secret: t.Optional(t.String({
+      maxLength: 500,
+      description: 'Empty or absent: one is generated (32 random bytes). Otherwise at least 32 characters, no whitespace.',
+    })),
     options: t.Optional(WebhookOptionsInput),
   },
   { additionalProperties: false },

@@ -34,17 +34,49 @@ test('create answers 201 with the record and the full generated secret, once', a
   expect(list.text).not.toContain(secret)
 })
 
+// User-entered secrets are at least 32 characters (contract.md "Webhooks").
+const OWN = 'my-own-secret-0123456789-abcdef-1234'
+const ROTATED = 'rotated-secret-0123456789-abcdefabcd'
+
 test('a user-entered secret is kept and shown by its last four characters afterwards', async () => {
-  const res = await create({ label: 'Own', provider: 'custom', target: rx.url, events: ['site.changed'], secret: 'my-own-secret-1234' })
-  expect(res.body).toMatchObject({ secret: 'my-own-secret-1234', secretLast4: '1234', events: ['site.changed'] })
+  const res = await create({ label: 'Own', provider: 'custom', target: rx.url, events: ['site.changed'], secret: OWN })
+  expect(res.body).toMatchObject({ secret: OWN, secretLast4: '1234', events: ['site.changed'] })
   const patched = await ctx.call('PATCH', `${base}/${res.body.id}`, { token: TOKENS.webhooks, body: { label: 'Renamed' } })
   expect(patched.status).toBe(200)
   expect(patched.body.secret).toBeUndefined()
   expect(patched.body).toMatchObject({ label: 'Renamed', secretLast4: '1234' })
-  const rotated = await ctx.call('PATCH', `${base}/${res.body.id}`, { token: TOKENS.webhooks, body: { secret: 'rotated-secret-abcd' } })
-  expect(rotated.body).toMatchObject({ secret: 'rotated-secret-abcd', secretLast4: 'abcd' })
+  const rotated = await ctx.call('PATCH', `${base}/${res.body.id}`, { token: TOKENS.webhooks, body: { secret: ROTATED } })
+  expect(rotated.body).toMatchObject({ secret: ROTATED, secretLast4: 'abcd' })
   const again = await ctx.call('GET', `${base}/${res.body.id}`, { token: TOKENS.webhooks })
   expect(again.body.secret).toBeUndefined()
+})
+
+test('a short or whitespace secret is refused on create and on update; the stored one stays', async () => {
+  for (const secret of ['abc', '   ', 'x'.repeat(31), `${OWN}\n`]) {
+    const res = await create({ label: 'Weak', provider: 'custom', target: rx.url, secret })
+    expect({ secret, status: res.status, body: res.body }).toEqual({ secret, status: 400, body: { error: 'invalid_secret', message: expect.any(String) } })
+  }
+  const list = await ctx.call('GET', base, { token: TOKENS.webhooks })
+  expect(list.body.map((w: { label: string }) => w.label)).not.toContain('Weak')
+  const hook = (await create({ label: 'Kept', provider: 'custom', target: rx.url, secret: OWN })).body
+  for (const secret of ['abc', ' '.repeat(40)]) {
+    const res = await ctx.call('PATCH', `${base}/${hook.id}`, { token: TOKENS.webhooks, body: { secret, label: 'Changed' } })
+    expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_secret' })
+  }
+  const row = ctx.db.$client.query('SELECT label, secret FROM webhooks WHERE id = ?').get(hook.id)
+  expect(row).toEqual({ label: 'Kept', secret: OWN })
+  // Empty still means "generate one" (create) and "keep the old one" (update).
+  expect((await create({ label: 'Gen', provider: 'custom', target: rx.url, secret: '' })).body.secret).toHaveLength(43)
+  const kept = await ctx.call('PATCH', `${base}/${hook.id}`, { token: TOKENS.webhooks, body: { secret: '' } })
+  expect(kept).toMatchObject({ status: 200, body: { secretLast4: '1234' } })
+  expect(kept.body.secret).toBeUndefined()
+})
+
+test('a short secret stored before the length rule is not given away by secretLast4', async () => {
+  const hook = (await create({ label: 'Legacy', provider: 'custom', target: rx.url })).body
+  ctx.db.$client.query('UPDATE webhooks SET secret = ? WHERE id = ?').run('abc', hook.id)
+  const one = await ctx.call('GET', `${base}/${hook.id}`, { token: TOKENS.webhooks })
+  expect(one.body.secretLast4).toBe('')
 })
 
 test('validation: provider, events, target scheme and private targets', async () => {
