@@ -3,6 +3,7 @@
  * Tokens are stored only as SHA-256 hashes.
  */
 import { and, eq } from 'drizzle-orm'
+import { Elysia } from 'elysia'
 import type { Db } from '../db/client'
 import { memberships, users } from '../db/schema'
 import { AppError } from './errors'
@@ -46,4 +47,28 @@ export function authorize(db: Db, authorization: string | undefined | null, team
   const missing = required.filter((c) => !capabilities.has(c))
   if (missing.length > 0) throw forbidden(`Missing capability: ${missing.join(', ')}.`)
   return { userId: user.id, teamId, capabilities }
+}
+
+/** The capabilities a route needs: fixed, or read from its path parameters. */
+export type Requirement = Capability[] | ((params: Record<string, string>) => Capability[])
+
+/**
+ * The `requires` route option. Authorisation runs in `transform`, after the body is parsed and
+ * before Elysia validates it, so a non-member or a caller without the capability gets 403
+ * whatever body they sent (contract.md "Callers and permissions"), never a 400 that would tell
+ * them about the route's input. The team is the route's `activeTeam` or `teamId`. Handlers get
+ * the result as `caller`.
+ */
+export function authGuard(db: Db) {
+  const callers = new WeakMap<Request, Caller>()
+  return new Elysia().macro({
+    requires: (required: Requirement) => ({
+      transform({ params, headers, request }) {
+        const p = params as Record<string, string>
+        const caps = typeof required === 'function' ? required(p) : required
+        callers.set(request, authorize(db, headers.authorization, p.activeTeam ?? p.teamId ?? '', caps))
+      },
+      resolve: ({ request }) => ({ caller: callers.get(request)! }),
+    }),
+  })
 }

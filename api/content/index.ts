@@ -3,7 +3,7 @@
  * scheduling. `{activeTeam}` comes from the route only.
  */
 import { Elysia, t } from 'elysia'
-import { authorize } from '../auth'
+import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { runLifecycle, schedulePublish, LIFECYCLE_OPS } from './lifecycle'
 import { BatchIds, BatchList, DocumentInput, ErrorBody } from './model'
@@ -16,20 +16,19 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody 
 
 export function contentRoutes({ db }: AppDeps) {
   const app = new Elysia({ detail: { tags: ['content'] } })
+    .use(authGuard(db))
     .get(
       '/content/:activeTeam',
-      ({ params, query, headers, set }) => {
-        authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+      ({ params, query, set }) => {
         const row = readDocument(db, params.activeTeam, query.id)
         set.headers.etag = JSON.stringify(row.changeVector)
         return present(row)
       },
-      { params: team, query: idQuery, response: { 200: t.Record(t.String(), t.Unknown()), ...errors }, detail: { summary: 'Read a canonical or sibling document' } },
+      { requires: ['EditContent'], params: team, query: idQuery, response: { 200: t.Record(t.String(), t.Unknown()), ...errors }, detail: { summary: 'Read a canonical or sibling document' } },
     )
     .post(
       '/content/:activeTeam',
-      ({ params, body, headers, set }) => {
-        const caller = authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+      ({ params, body, headers, set, caller }) => {
         // An ETag from GET, sent back as If-Match, makes the write conditional (409 on a mismatch).
         const ifMatch = headers['if-match']?.replace(/^"|"$/g, '')
         const row = writeDocument(db, { teamId: params.activeTeam, userId: caller.userId, doc: body, ifMatch })
@@ -37,6 +36,7 @@ export function contentRoutes({ db }: AppDeps) {
         return present(row)
       },
       {
+        requires: ['EditContent'],
         params: team,
         body: DocumentInput,
         response: { 200: t.Record(t.String(), t.Unknown()), ...errors, 409: ErrorBody },
@@ -45,13 +45,13 @@ export function contentRoutes({ db }: AppDeps) {
     )
     .patch(
       '/content/:activeTeam',
-      ({ params, query, body, headers, set }) => {
-        const caller = authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+      ({ params, query, body, set, caller }) => {
         const row = patchDocument(db, { teamId: params.activeTeam, userId: caller.userId, id: query.id, patch: body })
         set.headers.etag = JSON.stringify(row.changeVector)
         return present(row)
       },
       {
+        requires: ['EditContent'],
         params: team,
         query: idQuery,
         body: t.Array(t.Record(t.String(), t.Unknown()), { description: 'RFC 6902 JSON Patch' }),
@@ -61,12 +61,12 @@ export function contentRoutes({ db }: AppDeps) {
     )
     .post(
       '/content/schedule/:activeTeam',
-      ({ params, body, headers, set }) => {
-        const caller = authorize(db, headers.authorization, params.activeTeam, ['EditContent', 'ChangeLiveContent'])
+      ({ params, body, set, caller }) => {
         set.status = 201
         return schedulePublish(db, { teamId: params.activeTeam, userId: caller.userId, ...body })
       },
       {
+        requires: ['EditContent', 'ChangeLiveContent'],
         params: team,
         body: t.Object({ id: t.String({ maxLength: 512 }), publishAt: t.String({ maxLength: 64 }) }, { additionalProperties: false }),
         detail: { summary: 'Schedule a publish of the draft; the dispatcher publishes it when due' },
@@ -76,11 +76,10 @@ export function contentRoutes({ db }: AppDeps) {
     const needs = op === 'copy' || op === 'discard-draft' ? (['EditContent'] as const) : (['EditContent', 'ChangeLiveContent'] as const)
     app.post(
       `/content/${op}/:activeTeam`,
-      ({ params, body, headers }) => {
-        const caller = authorize(db, headers.authorization, params.activeTeam, [...needs])
+      ({ params, body, caller }) => {
         return runLifecycle(db, op, { teamId: params.activeTeam, userId: caller.userId }, body.ids)
       },
-      { params: team, body: BatchIds, response: { 200: BatchList, ...errors }, detail: { summary: `Batch ${op}` } },
+      { requires: [...needs], params: team, body: BatchIds, response: { 200: BatchList, ...errors }, detail: { summary: `Batch ${op}` } },
     )
   }
   return app

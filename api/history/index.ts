@@ -1,6 +1,6 @@
 /** `GET /content/history/{activeTeam}?id=` (contract.md): the History drawer's one read. */
 import { Elysia, t } from 'elysia'
-import { authorize } from '../auth'
+import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
 import { SnapshotRecord } from '../snapshots/model'
@@ -24,13 +24,13 @@ export const HistoryResponse = t.Object({
 })
 
 export function historyRoutes({ db }: AppDeps) {
-  return new Elysia({ detail: { tags: ['versions'] } }).get(
+  return new Elysia({ detail: { tags: ['versions'] } }).use(authGuard(db)).get(
     '/content/history/:activeTeam',
-    ({ params, query, headers }) => {
-      authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+    ({ params, query }) => {
       return getHistory(db, params.activeTeam, query.id)
     },
     {
+      requires: ['EditContent'],
       params: t.Object({ activeTeam: t.String({ maxLength: 200 }) }),
       query: t.Object({ id: t.Optional(t.String({ description: 'Canonical id' })) }),
       response: { 200: HistoryResponse, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },

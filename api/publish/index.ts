@@ -1,14 +1,13 @@
 import { Elysia, t } from 'elysia'
-import { authorize } from '../auth'
+import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { BatchList, ErrorBody, PublishInput } from '../content/model'
 import { publishOne } from './service'
 
 export function publishRoutes({ db, metrics }: AppDeps) {
-  return new Elysia({ detail: { tags: ['content'] } }).post(
+  return new Elysia({ detail: { tags: ['content'] } }).use(authGuard(db)).post(
     '/content/publish/:activeTeam',
-    ({ params, body, headers }) => {
-      const caller = authorize(db, headers.authorization, params.activeTeam, ['EditContent', 'ChangeLiveContent'])
+    ({ params, body, caller }) => {
       return body.ids.map((id) =>
         publishOne(db, metrics, {
           teamId: params.activeTeam, id, locales: body.locales,
@@ -17,6 +16,7 @@ export function publishRoutes({ db, metrics }: AppDeps) {
       )
     },
     {
+      requires: ['EditContent', 'ChangeLiveContent'],
       params: t.Object({ activeTeam: t.String({ maxLength: 200 }) }),
       body: PublishInput,
       response: { 200: BatchList, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },

@@ -6,7 +6,7 @@
  * `parseBody` and gets problem details, as spec.md fixes; Elysia would otherwise answer it itself.
  */
 import { Elysia, t } from 'elysia'
-import { authorize } from '../auth'
+import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { parseBody, readRestoreRequest } from './request'
 import { ApplySnapshotRequest, requestBody, restoreResponses, RestoreRequest } from './model'
@@ -23,14 +23,15 @@ function expectedDraft(header: string | undefined): string | undefined {
 
 export function restoreRoutes({ db }: AppDeps) {
   return new Elysia({ detail: { tags: ['restore'] } })
+    .use(authGuard(db))
     .post(
       '/content/apply-version/:activeTeam',
-      ({ params, body, headers }) => {
-        const caller = authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+      ({ body, headers, caller }) => {
         const cmd = readRestoreRequest(parseBody(raw(body)) as Record<string, unknown>)
         return [restore(db, caller, cmd, { expectedDraft: expectedDraft(headers['if-match']) })]
       },
       {
+        requires: ['EditContent'],
         params: team,
         parse: rawText,
         response: restoreResponses,
@@ -42,14 +43,14 @@ export function restoreRoutes({ db }: AppDeps) {
     )
     .post(
       '/content/apply-snapshot/:activeTeam',
-      ({ params, body, headers }) => {
-        const caller = authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+      ({ body, headers, caller }) => {
         const parsed = parseBody(raw(body)) as Record<string, unknown>
         // Same command as apply-version with `kind: "snapshot"`; the path names the kind.
         const cmd = readRestoreRequest({ ...parsed, kind: 'snapshot' })
         return [restore(db, caller, cmd, { expectedDraft: expectedDraft(headers['if-match']) })]
       },
       {
+        requires: ['EditContent'],
         params: team,
         parse: rawText,
         response: restoreResponses,

@@ -1,6 +1,6 @@
 /** Snapshot routes of contract.md: create, rename, revoke. Restoring one lives in `api/restore`. */
 import { Elysia, t } from 'elysia'
-import { authorize } from '../auth'
+import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
 import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotRecord } from './model'
@@ -11,15 +11,16 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody 
 
 export function snapshotRoutes({ db }: AppDeps) {
   return new Elysia({ detail: { tags: ['snapshots'] } })
+    .use(authGuard(db))
     .post(
       '/content/snapshots/:activeTeam',
-      ({ params, body, headers, set }) => {
-        const caller = authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+      ({ params, body, set, caller }) => {
         const record = createSnapshot(db, { teamId: params.activeTeam, userId: caller.userId, ...body })
         set.status = 201
         return record
       },
       {
+        requires: ['EditContent'],
         params: team,
         body: CreateSnapshotInput,
         response: { 201: SnapshotRecord, ...errors },
@@ -28,11 +29,11 @@ export function snapshotRoutes({ db }: AppDeps) {
     )
     .patch(
       '/content/snapshots/:activeTeam',
-      ({ params, query, body, headers }) => {
-        authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+      ({ params, query, body }) => {
         return renameSnapshot(db, { teamId: params.activeTeam, id: query.id, name: body.name })
       },
       {
+        requires: ['EditContent'],
         params: team,
         query: t.Object({ id: t.Optional(t.String({ description: 'Snapshot id' })) }),
         body: RenameSnapshotInput,
@@ -42,11 +43,11 @@ export function snapshotRoutes({ db }: AppDeps) {
     )
     .post(
       '/content/snapshots/revoke/:activeTeam',
-      ({ params, body, headers }) => {
-        authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+      ({ params, body }) => {
         return revokeSnapshot(db, { teamId: params.activeTeam, id: body.id })
       },
       {
+        requires: ['EditContent'],
         params: team,
         body: RevokeSnapshotInput,
         response: { 200: SnapshotRecord, ...errors },

@@ -1,6 +1,6 @@
 /** Team settings routes of contract.md (capability ManageTeam); each may send site.changed. */
 import { Elysia, t } from 'elysia'
-import { authorize } from '../auth'
+import { authGuard, type Caller } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
 import { pushContentIndex, putContentType, setLocales, setLocalization } from './settings'
@@ -11,14 +11,14 @@ const Settings = t.Object({ locales: t.Array(t.String()), defaultLocale: t.Strin
 const Locale = t.String({ minLength: 1, maxLength: 35 })
 
 export function teamRoutes({ db }: AppDeps) {
-  const actor = (authorization: string | undefined, teamId: string) => ({
-    teamId, userId: authorize(db, authorization, teamId, ['ManageTeam']).userId,
-  })
+  const actor = (teamId: string, caller: Caller) => ({ teamId, userId: caller.userId })
   return new Elysia({ name: 'teams', detail: { tags: ['teams'] } })
+    .use(authGuard(db))
     .put(
       '/teams/:teamId/locales',
-      ({ params, body, headers }) => setLocales(db, actor(headers.authorization, params.teamId), body),
+      ({ params, body, caller }) => setLocales(db, actor(params.teamId, caller), body),
       {
+        requires: ['ManageTeam'],
         params: teamParams,
         body: t.Object({ locales: t.Array(Locale, { minItems: 1, maxItems: 64 }), defaultLocale: Locale }, { additionalProperties: false }),
         response: { 200: t.Object({ locales: t.Array(t.String()), defaultLocale: t.String(), fallbacks: t.Record(t.String(), t.String()) }), ...errors },
@@ -27,8 +27,9 @@ export function teamRoutes({ db }: AppDeps) {
     )
     .put(
       '/teams/:teamId/localization',
-      ({ params, body, headers }) => setLocalization(db, actor(headers.authorization, params.teamId), body),
+      ({ params, body, caller }) => setLocalization(db, actor(params.teamId, caller), body),
       {
+        requires: ['ManageTeam'],
         params: teamParams,
         body: t.Object({ fallbacks: t.Record(t.String(), t.String()) }, { additionalProperties: false }),
         response: { 200: Settings, ...errors },
@@ -37,8 +38,9 @@ export function teamRoutes({ db }: AppDeps) {
     )
     .put(
       '/teams/:teamId/content-types/:name',
-      ({ params, body, headers }) => putContentType(db, actor(headers.authorization, params.teamId), params.name, body),
+      ({ params, body, caller }) => putContentType(db, actor(params.teamId, caller), params.name, body),
       {
+        requires: ['ManageTeam'],
         params: t.Object({ teamId: t.String({ maxLength: 200 }), name: t.String({ minLength: 1, maxLength: 100 }) }),
         body: t.Object(
           {
@@ -55,8 +57,9 @@ export function teamRoutes({ db }: AppDeps) {
     )
     .put(
       '/teams/:teamId/content-index',
-      ({ params, body, headers }) => pushContentIndex(db, actor(headers.authorization, params.teamId), body),
+      ({ params, body, caller }) => pushContentIndex(db, actor(params.teamId, caller), body),
       {
+        requires: ['ManageTeam'],
         params: teamParams,
         body: t.Record(t.String(), t.Unknown()),
         response: { 200: t.Object({ indexGeneration: t.Integer() }), ...errors },

@@ -1,6 +1,6 @@
 /** Version routes of spec.md: list and preview Published Versions. */
 import { Elysia, t } from 'elysia'
-import { authorize } from '../auth'
+import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
 import { VersionPage } from './model'
@@ -11,15 +11,16 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody 
 
 export function versionRoutes({ db }: AppDeps) {
   return new Elysia({ detail: { tags: ['versions'] } })
+    .use(authGuard(db))
     .get(
       '/content/versions/:activeTeam',
-      ({ params, query, headers }) => {
-        authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+      ({ params, query }) => {
         const row = requireCanonical(db, params.activeTeam, query.id)
         const { start, pageSize } = parsePaging(query.start, query.pageSize)
         return listVersions(db, params.activeTeam, row.id, start, pageSize)
       },
       {
+        requires: ['EditContent'],
         params: team,
         // Query values stay strings so that every refusal gets spec.md's code, not a generic 422.
         query: t.Object({
@@ -33,12 +34,12 @@ export function versionRoutes({ db }: AppDeps) {
     )
     .get(
       '/content/version/:activeTeam',
-      ({ params, query, headers }) => {
-        authorize(db, headers.authorization, params.activeTeam, ['EditContent'])
+      ({ params, query }) => {
         const row = requireCanonical(db, params.activeTeam, query.id)
         return getVersionBody(db, params.activeTeam, row.id, query.version)
       },
       {
+        requires: ['EditContent'],
         params: team,
         query: t.Object({ id: t.Optional(t.String()), version: t.Optional(t.String({ description: 'Opaque version reference' })) }, { additionalProperties: true }),
         response: { 200: t.Record(t.String(), t.Unknown()), ...errors },

@@ -58,3 +58,54 @@ describe('capabilities', () => {
     expect(list.status).toBe(200)
   })
 })
+
+/**
+ * Authorisation comes before body and query validation: a caller who may not use a route learns
+ * nothing about its input from a 400 (contract.md "Callers and permissions": 403).
+ * Every route of contract.md that takes a body or a validated query, with input it would refuse.
+ */
+describe('403 before 400', () => {
+  const bad = { zz: 1 }
+  const guarded: [string, string, unknown, string][] = [
+    ['POST', `/content/${TEAM}`, bad, 'EditContent'],
+    ['PATCH', `/content/${TEAM}?id=pages/home`, bad, 'EditContent'],
+    ['POST', `/content/publish/${TEAM}`, bad, 'ChangeLiveContent'],
+    ['POST', `/content/archive/${TEAM}`, bad, 'ChangeLiveContent'],
+    ['POST', `/content/copy/${TEAM}`, bad, 'EditContent'],
+    ['POST', `/content/schedule/${TEAM}`, bad, 'ChangeLiveContent'],
+    ['POST', `/content/snapshots/${TEAM}`, bad, 'EditContent'],
+    ['PATCH', `/content/snapshots/${TEAM}?id=x`, bad, 'EditContent'],
+    ['POST', `/content/snapshots/revoke/${TEAM}`, bad, 'EditContent'],
+    ['POST', `/content/apply-version/${TEAM}`, bad, 'EditContent'],
+    ['POST', `/content/apply-snapshot/${TEAM}`, bad, 'EditContent'],
+    ['GET', `/content/versions/${TEAM}?id=pages/home&start=-1`, undefined, 'EditContent'],
+    ['PUT', `/teams/${TEAM}/locales`, bad, 'ManageTeam'],
+    ['PUT', `/teams/${TEAM}/localization`, bad, 'ManageTeam'],
+    ['PUT', `/teams/${TEAM}/content-types/page`, bad, 'ManageTeam'],
+    ['PUT', `/teams/${TEAM}/content-index`, [], 'ManageTeam'],
+    ['POST', `/teams/${TEAM}/webhooks`, bad, 'ManageWebhooks'],
+    ['PATCH', `/teams/${TEAM}/webhooks/w1`, bad, 'ManageWebhooks'],
+    ['POST', `/teams/${TEAM}/webhooks/w1/test?eventType=nope`, undefined, 'ManageWebhooks'],
+  ]
+  for (const [method, url, body, capability] of guarded) {
+    const route = `${method} ${url.split('?')[0]}`
+    test(`${route}: a non-member with a body it would refuse gets 403`, async () => {
+      const res = await ctx.call(method, url, { token: TOKENS.outsider, body })
+      expect(res.status).toBe(403)
+      expect(res.body).toEqual({ error: 'forbidden', message: expect.any(String) })
+    })
+    test(`${route}: a member without ${capability} and a body it would refuse gets 403`, async () => {
+      // The translator has EditContent only; the webhooks user has ManageWebhooks only.
+      const token = capability === 'EditContent' ? TOKENS.webhooks : TOKENS.translator
+      const res = await ctx.call(method, url, { token, body })
+      expect(res.status).toBe(403)
+      expect(res.body).toEqual({ error: 'forbidden', message: expect.stringContaining(capability) })
+    })
+    test(`${route}: the editor with the same body gets a 4xx about the input, not 403`, async () => {
+      const res = await ctx.call(method, url, { token: TOKENS.editor, body })
+      expect(res.status).toBeGreaterThanOrEqual(400)
+      expect(res.status).not.toBe(403)
+      expect(res.status).toBeLessThan(500)
+    })
+  }
+})
