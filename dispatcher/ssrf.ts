@@ -111,6 +111,15 @@ function syntaxOf(target: string, allowPrivate: boolean): { why: string | null; 
 const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, '')
 
 /**
+ * The host as a resolver sees it, for comparing with names: URL already lowercases it, and one
+ * trailing dot (the DNS root, `localhost.`) names the same host, so it must not slip past.
+ */
+const normalHost = (url: URL) => bareHost(url).toLowerCase().replace(/\.$/, '')
+
+/** Names that mean this machine in common /etc/hosts files (RFC 6761 reserves `*.localhost` too). */
+const LOCAL_NAMES = ['localhost', 'localhost.localdomain', 'ip6-localhost', 'ip6-loopback']
+
+/**
  * Save-time check: the URL is well formed, `https:` (plain `http:` only when private targets
  * are allowed) and does not name a private address literally. Returns an error text or null.
  */
@@ -124,8 +133,8 @@ export function checkTargetSyntax(target: string, allowPrivate: boolean): string
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'The target must be an https:// URL.'
   if (url.username || url.password) return 'The target must not carry credentials.'
   if (allowPrivate) return null
-  const host = bareHost(url)
-  if (host === 'localhost' || host.endsWith('.localhost')) return 'The target must be a public host, not localhost.'
+  const host = normalHost(url)
+  if (LOCAL_NAMES.includes(host) || host.endsWith('.localhost')) return 'The target must be a public host, not localhost.'
   if (isIP(host)) {
     const why = blockedAddressReason(host)
     if (why) return `The target must be a public address (${why}).`

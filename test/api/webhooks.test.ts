@@ -89,7 +89,7 @@ test('validation: provider, events, target scheme and private targets', async ()
   expect(await bad({ label: 'x', provider: 'github', target: 'https://api.github.com/repos/o/r/dispatches' })).toBe('invalid_body')
   const strict = await createTestContext({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' } })
   try {
-    for (const target of [rx.url, 'https://127.0.0.1/x', 'https://localhost/x', 'https://169.254.169.254/x', 'https://[::ffff:10.0.0.1]/x']) {
+    for (const target of [rx.url, 'https://127.0.0.1/x', 'https://localhost/x', 'https://LOCALHOST./', 'https://169.254.169.254/x', 'https://[::ffff:10.0.0.1]/x']) {
       const res = await strict.call('POST', base, { token: TOKENS.webhooks, body: { label: 'x', provider: 'custom', target } })
       expect({ target, status: res.status, error: res.body.error }).toEqual({ target, status: 400, error: 'invalid_target' })
     }

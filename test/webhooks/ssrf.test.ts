@@ -20,6 +20,32 @@ test('save-time syntax rules', () => {
   expect(checkTargetSyntax('https://user:pw@example.com/x', false)).toMatch(/credentials/)
 })
 
+// Save time, private targets not allowed: the host name is compared lowercased and without
+// one trailing dot, since `LOCALHOST.` reaches the same machine as `localhost`.
+const saveTime: [string, RegExp | null][] = [
+  ['https://localhost/x', /localhost/],
+  ['https://LOCALHOST/x', /localhost/],
+  ['https://localhost./x', /localhost/],
+  ['https://LOCALHOST./', /localhost/],
+  ['https://LocalHost.:8443/x', /localhost/],
+  ['https://api.localhost./x', /localhost/],
+  ['https://localhost.localdomain/x', /localhost/],
+  ['https://Localhost.LocalDomain./x', /localhost/],
+  ['https://ip6-localhost/x', /localhost/],
+  ['https://127.0.0.1./x', /loopback/],
+  ['https://hooks.example.com./x', null],
+  ['https://HOOKS.example.com/x', null],
+  ['https://localhost.example.com/x', null],
+  ['https://notlocalhost/x', null],
+]
+for (const [target, expected] of saveTime) {
+  test(`save time: ${target} ${expected ? 'refused' : 'allowed'}`, () => {
+    const why = checkTargetSyntax(target, false)
+    if (expected) expect(why).toMatch(expected)
+    else expect(why).toBeNull()
+  })
+}
+
 test('send-time check resolves the host, refuses when any address is private, and pins what it checked', async () => {
   const lookup = (map: Record<string, string[]>) => async (host: string) => map[host] ?? []
   const dns = lookup({ 'public.test': ['93.184.216.34', '2606:2800:220:1::'], 'rebind.test': ['93.184.216.34', '10.0.0.5'], 'meta.test': ['fd00:ec2::254'] })
