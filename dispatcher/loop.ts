@@ -9,7 +9,7 @@
  */
 import { checkpoint, type Db } from '../db/client'
 import type { WebhookRow } from '../db/schema'
-import type { Logger } from '../api/log'
+import { componentLogger, type Logger } from '../api/log'
 import type { Metrics } from '../api/metrics'
 import { runDueSchedules } from '../api/publish/scheduled'
 import { claimDue, completeAttempts, listWebhookIds, releaseLease, type ClaimedRow, type Completion } from './claim'
@@ -162,8 +162,9 @@ export function createDispatcher(deps: DispatcherDeps) {
       const outcome = step.status === 'pending' ? 'retry' : step.status
       const fields = { attempt: row.attempts + 1, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs, outcome }
       // style.md rule 10: a child logger per delivery, made only when a line is written (making
-      // one costs more than the rest of a no-op delivery's JavaScript).
-      const log = () => deps.log.child({ component: 'delivery', eventId: row.eventId, webhookId: row.webhookId })
+      // one costs more than the rest of a no-op delivery's JavaScript). A sibling of deps.log,
+      // not its child: a child would write "component" twice (api/log.ts).
+      const log = () => componentLogger(deps.log, 'delivery', { eventId: row.eventId, webhookId: row.webhookId })
       if (!kept) log().warn(fields, 'lease lost before the attempt was recorded; another dispatcher owns the row')
       else if (step.status === 'delivered') {
         if (deps.log.isLevelEnabled('info')) log().info(fields, 'webhook delivered')

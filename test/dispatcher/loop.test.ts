@@ -7,7 +7,6 @@ import { startReceiver, type TestReceiver } from '../receiver'
 import { createDispatcher } from '../../dispatcher/loop'
 import { claimDue, completeAttempt, completeAttempts } from '../../dispatcher/claim'
 import { createLogger } from '../../api/log'
-import pino from 'pino'
 import { verifySignature } from '../../receiver'
 
 let ctx: TestContext
@@ -198,7 +197,7 @@ test('a slow receiver does not hold back another webhook', async () => {
 
 test('log lines carry eventId and webhookId, never the secret, signature or a provider token', async () => {
   const lines: string[] = []
-  const log = pino({ level: 'info', base: { component: 'dispatcher' } }, { write: (l: string) => void lines.push(l) })
+  const log = createLogger('info', 'dispatcher', { write: (l: string) => void lines.push(l) })
   rx.answers = [{ status: 500 }, { status: 200 }]
   await ctx.call('POST', `/teams/${TEAM}/webhooks`, {
     token: TOKENS.webhooks, body: { label: 'gh', provider: 'github', target: 'https://api.github.com/repos/a/b/dispatches', options: { token: 'ghp_never_logged' } },
@@ -216,6 +215,29 @@ test('log lines carry eventId and webhookId, never the secret, signature or a pr
   expect(text).toContain('"webhookId"')
   expect(text).toContain('"component":"delivery"')
   for (const secret of [hook.secret, signature, signature.slice(7), 'ghp_never_logged']) expect(text).not.toContain(secret)
+})
+
+test('every log line carries exactly one component: dispatcher, or delivery with eventId and webhookId', async () => {
+  const lines: string[] = []
+  const log = createLogger('info', 'dispatcher', { write: (l: string) => void lines.push(l) })
+  rx.answers = [{ status: 500 }, { status: 200 }]
+  await publish(page('pages/c', 'pages/home', { en: { title: 'C', slug: 'c' } }))
+  const at = new Date(clock + 500).toISOString()
+  expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/c', publishAt: at } })).status).toBe(201)
+  const d = dispatcher({ log })
+  await d.runOnce(clock) // attempt 1 answered 500: retry
+  await d.runOnce(clock + 2000) // the scheduled publish, attempt 2 delivered, the scheduled one's event
+  expect(lines.length).toBeGreaterThanOrEqual(4)
+  const seen = lines.map((line) => {
+    // JSON.parse keeps the last of two equal keys, so count them in the raw text.
+    const keys = line.match(/"component":/g)?.length ?? 0
+    const { component, eventId, webhookId, msg } = JSON.parse(line)
+    return { keys, component, hasIds: typeof eventId === 'string' && webhookId === hook.id, msg }
+  })
+  for (const s of seen) expect(s).toEqual({ keys: 1, component: s.component, hasIds: s.component === 'delivery', msg: s.msg })
+  expect(seen.map((s) => [s.component, s.msg])).toEqual(expect.arrayContaining([
+    ['delivery', 'webhook attempt failed, will retry'], ['delivery', 'webhook delivered'], ['dispatcher', 'scheduled publish'],
+  ]))
 })
 
 test('a scheduled publish is reported with userId null', async () => {
