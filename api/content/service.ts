@@ -105,10 +105,15 @@ function editEntries(before: Document | null, after: Document, userId: string): 
   return entries
 }
 
-/** Operations that touch a protected field, by their `path` or `from`. */
+/**
+ * Operations that touch a protected field, by their `path` or `from`. The root `""` holds every
+ * field, so an operation that writes it (or moves or copies it) touches them too; a `test` of
+ * the root only compares and stays allowed, as it always was.
+ */
 function touchesProtected(op: Operation): boolean {
-  const paths = [op.path, 'from' in op ? op.from : undefined]
-  return paths.some((p) => typeof p === 'string' && PROTECTED_FIELDS.some((f) => p === `/${f}` || p.startsWith(`/${f}/`)))
+  const from = 'from' in op ? op.from : undefined
+  if ((op.op !== 'test' && op.path === '') || from === '') return true
+  return [op.path, from].some((p) => typeof p === 'string' && PROTECTED_FIELDS.some((f) => p === `/${f}` || p.startsWith(`/${f}/`)))
 }
 
 /**

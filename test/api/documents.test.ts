@@ -146,6 +146,44 @@ describe('PATCH /content/{activeTeam}', () => {
     expect(res.body.error).toBe('protected_field')
   })
 
+  test('an operation on the root replaces every field, protected ones included: refused with protected_field', async () => {
+    await ctx.call('POST', base, { body: page('pages/root') })
+    await ctx.call('POST', base, { body: page('pages/root/draft', { en: { title: 'draft', slug: 's' } }) })
+    const forged = { ...page('pages/root'), __publishedBy: 'evil', __publishedAt: '2020-01-01T00:00:00.0000000Z', __dirtyLocales: ['xx'] }
+    const ops = [
+      { op: 'replace', path: '', value: forged },
+      { op: 'add', path: '', value: forged },
+      { op: 'remove', path: '' },
+      { op: 'copy', from: '/locales', path: '' },
+      { op: 'move', from: '/fields', path: '' },
+      { op: 'copy', from: '', path: '/fields/all' },
+      { op: 'move', from: '', path: '/fields/all' },
+    ]
+    for (const id of ['pages/root', 'pages/root/draft']) {
+      const before = await read(id)
+      for (const op of ops) {
+        const res = await ctx.call('PATCH', `${base}?id=${enc(id)}`, { body: [op] })
+        expect({ id, op, status: res.status, body: res.body }).toEqual({ id, op, status: 400, body: { error: 'protected_field', message: expect.any(String) } })
+      }
+      expect(await read(id)).toEqual(before)
+    }
+  })
+
+  test('a test of the root and nested paths still apply', async () => {
+    await ctx.call('POST', base, { body: page('pages/root-test') })
+    const res = await ctx.call('PATCH', `${base}?id=pages/root-test`, {
+      body: [
+        { op: 'test', path: '', value: page('pages/root-test') },
+        { op: 'replace', path: '/locales/en/title', value: 'new' },
+        { op: 'add', path: '/fields/__publishedBy', value: 'a field of its own' },
+      ],
+    })
+    expect(res.status).toBe(200)
+    expect(strip(res.body)).toEqual(page('pages/root-test', { en: { title: 'new', slug: 's' } }, { parent: 'pages/home', __publishedBy: 'a field of its own' }))
+    const failing = await ctx.call('PATCH', `${base}?id=pages/root-test`, { body: [{ op: 'test', path: '', value: page('pages/root-test') }] })
+    expect(failing.body.error).toBe('invalid_patch')
+  })
+
   test('patching a missing draft creates it from the published canonical without the stamp', async () => {
     const res = await ctx.call('PATCH', `${base}?id=pages/home/draft`, { body: [{ op: 'replace', path: '/locales/en/title', value: 'Home 2' }] })
     expect(res.status).toBe(200)
