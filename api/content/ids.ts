@@ -26,11 +26,21 @@ export function parseId(id: string): ParsedId {
 }
 
 /**
+ * Whether `id` can be a key in the store at all. SQLite keeps text as UTF-8, which cannot encode
+ * a lone UTF-16 surrogate: `a\ud800` and `a\udfff` would both be stored and looked up as
+ * `a\ufffd`, so one id would reach another's document. Such an id names no document.
+ */
+export function isStorableId(id: string): boolean {
+  return id.length <= MAX_ID_LENGTH && id.isWellFormed()
+}
+
+/**
  * A canonical id is 1-512 characters of path segments: no empty, `.` or `..` segment, no
- * backslash or control character, and no reserved sibling suffix. Unicode is welcome.
+ * backslash or control character, no lone surrogate, and no reserved sibling suffix. Unicode
+ * is welcome.
  */
 export function isValidCanonicalId(id: string): boolean {
-  if (id.length === 0 || id.length > MAX_ID_LENGTH) return false
+  if (id.length === 0 || !isStorableId(id)) return false
   if (/[\u0000-\u001f\u007f\\]/.test(id)) return false
   if (id.split('/').some((s) => s === '' || s === '.' || s === '..' || s.trim() !== s)) return false
   return parseId(id).kind === 'canonical' && !id.includes('/snapshot/')

@@ -107,6 +107,7 @@ export function schedulePublish(db: Db, input: { teamId: string; userId: string;
   const at = Date.parse(input.publishAt)
   if (!Number.isFinite(at)) throw badRequest('invalid_body', '`publishAt` must be an ISO 8601 timestamp.')
   if (parseId(input.id).kind !== 'canonical') throw badRequest('sibling_id', 'Schedule takes a canonical id.')
+  if (!isValidCanonicalId(input.id)) throw badRequest('invalid_id', 'The id is not a valid canonical id.')
   return db.transaction(
     (tx) => {
       const { teamId, id } = input

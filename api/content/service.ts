@@ -11,7 +11,7 @@ import { AppError, badRequest, notFound } from '../errors'
 import { getContentType, getTeam } from '../teams/service'
 import { appendActivity, type ActivityEntry } from './activity'
 import { asDocument, changedLocales, dirtyLocales, fieldsChanged, PROTECTED_FIELDS, stripStamp } from './document'
-import { isValidCanonicalId, MAX_ID_LENGTH, parseId } from './ids'
+import { isStorableId, isValidCanonicalId, parseId } from './ids'
 import { Document, DocumentInput } from './model'
 import { recordChangedInPlace } from '../webhooks/events'
 
@@ -28,9 +28,12 @@ export function present(row: DocumentRow): Record<string, unknown> {
   }
 }
 
-/** Loads a live (not soft-deleted) document row, or null. Over-long ids simply do not exist. */
+/**
+ * Loads a live (not soft-deleted) document row, or null. Over-long ids and ids with a lone
+ * surrogate simply do not exist (the latter would otherwise find the `\ufffd` spelling).
+ */
 export function loadLive(conn: Db | Tx, teamId: string, id: string): DocumentRow | null {
-  if (id.length > MAX_ID_LENGTH) return null
+  if (!isStorableId(id)) return null
   const row = loadDoc(conn, teamId, id)
   return row && !row.deletedAt ? row : null
 }
@@ -42,6 +45,8 @@ export function readDocument(db: Db, teamId: string, id: string | undefined) {
   return row
 }
 
+const invalidId = () =>
+  badRequest('invalid_id', 'The id must be a canonical id (path segments, no `.`/`..`, at most 512 characters, well-formed unicode) or `<id>/draft`.')
 const conflict = () => new AppError(409, 'conflict', 'The document was changed by someone else; re-read it and retry.')
 
 /**
@@ -58,9 +63,7 @@ export function writeDocument(
   const team = getTeam(db, teamId)
   if (!team) throw notFound('Team not found.')
   const { kind, canonicalId } = parseId(input.doc.id)
-  if ((kind !== 'canonical' && kind !== 'draft') || !isValidCanonicalId(canonicalId)) {
-    throw badRequest('invalid_id', 'The id must be a canonical id (path segments, no `.`/`..`, at most 512 characters) or `<id>/draft`.')
-  }
+  if ((kind !== 'canonical' && kind !== 'draft') || !isValidCanonicalId(canonicalId)) throw invalidId()
   const type = getContentType(db, teamId, input.doc.contentType)
   if (!type) throw badRequest('unknown_content_type', `Unknown content type.`)
   const clean = stripStamp(input.doc)
@@ -132,6 +135,7 @@ export function patchDocument(db: Db, input: { teamId: string; userId: string; i
   }
   const { kind, canonicalId } = parseId(input.id)
   if (kind !== 'canonical' && kind !== 'draft') throw badRequest('invalid_id', 'Only a canonical or a draft can be patched.')
+  if (!isValidCanonicalId(canonicalId)) throw invalidId()
   const current = loadLive(db, input.teamId, input.id)
   const base = current ?? (kind === 'draft' ? loadLive(db, input.teamId, canonicalId) : null)
   if (!base) throw notFound('Document not found.')

@@ -10,7 +10,7 @@
 import type { Db, Tx } from '../../db/client'
 import { deleteDoc, loadDoc, putRevision, saveDoc } from '../../db/store'
 import { asDocument, dirtyLocales, roundTripTimestamp, stripStamp } from '../content/document'
-import { draftId, parseId, scheduledId } from '../content/ids'
+import { draftId, isStorableId, parseId, scheduledId } from '../content/ids'
 import type { BatchItem, Document } from '../content/model'
 import { present } from '../content/service'
 import type { DocumentRow } from '../../db/schema'
@@ -52,6 +52,8 @@ function publishInTx(tx: Tx, input: PublishInput) {
   const { teamId, id } = input
   const parsed = parseId(id)
   if (parsed.kind !== 'canonical') throw new PublishRefusal('Expected a canonical document id, not a sibling id.')
+  // An id the store cannot hold as given names no document (it would reach the `\ufffd` spelling).
+  if (!isStorableId(id)) throw new PublishRefusal('Document not found.')
   const team = getTeam(tx, teamId)!
   const stored = loadDoc(tx, teamId, id)
   const canonical = stored && !stored.deletedAt ? stored : null

@@ -9,7 +9,7 @@ import type { Conn, Db } from '../../db/client'
 import { snapshots, type DocumentRow } from '../../db/schema'
 import { loadDoc, saveDoc } from '../../db/store'
 import { stripStamp } from '../content/document'
-import { draftId, parseId } from '../content/ids'
+import { draftId, isStorableId, isValidCanonicalId, parseId } from '../content/ids'
 import { loadLive } from '../content/service'
 import { badRequest, notFound } from '../errors'
 
@@ -73,6 +73,7 @@ export function createSnapshot(db: Db, input: CreateSnapshot): SnapshotRecord {
   const { teamId, documentId } = input
   if (!documentId) throw badRequest('missing_id', '`documentId` is required.')
   if (parseId(documentId).kind !== 'canonical') throw badRequest('sibling_id', '`documentId` names a sibling; pass the canonical id.')
+  if (!isValidCanonicalId(documentId)) throw badRequest('invalid_id', '`documentId` is not a valid canonical id.')
   const name = readName(input.name)
   const expiresAt = readExpiry(input.expiresAt, now)
   return db.transaction(
@@ -90,8 +91,9 @@ export function createSnapshot(db: Db, input: CreateSnapshot): SnapshotRecord {
   )
 }
 
-/** The snapshot record and its body, or null when either is missing. */
+/** The snapshot record and its body, or null when either is missing (or `id` cannot be stored as given). */
 export function loadSnapshot(conn: Conn, teamId: string, id: string): { row: SnapshotRow; body: DocumentRow } | null {
+  if (!isStorableId(id)) return null
   const row = conn.select().from(snapshots).where(and(eq(snapshots.teamId, teamId), eq(snapshots.id, id))).get()
   const body = row ? loadDoc(conn, teamId, id) : null
   return row && body ? { row, body } : null
@@ -99,7 +101,7 @@ export function loadSnapshot(conn: Conn, teamId: string, id: string): { row: Sna
 
 function requireSnapshot(conn: Conn, teamId: string, id: string | undefined): SnapshotRow {
   if (!id) throw badRequest('missing_id', 'The snapshot `id` is required.')
-  if (parseId(id).kind !== 'snapshot') throw badRequest('invalid_id', 'The id is not a snapshot id `<document_id>/snapshot/<token>`.')
+  if (parseId(id).kind !== 'snapshot' || !isStorableId(id)) throw badRequest('invalid_id', 'The id is not a snapshot id `<document_id>/snapshot/<token>`.')
   const found = loadSnapshot(conn, teamId, id)
   if (!found) throw notFound('Snapshot not found.')
   return found.row

@@ -63,6 +63,7 @@ test('create errors', async () => {
   const cases: [unknown, number, string][] = [
     [{}, 400, 'missing_id'],
     [{ documentId: `${ID}/draft` }, 400, 'sibling_id'],
+    [{ documentId: 'pages/../x' }, 400, 'invalid_id'],
     [{ documentId: ID, expiresAt: 'tomorrow-ish' }, 400, 'bad_expiry'],
     [{ documentId: ID, expiresAt: '2000-01-01T00:00:00Z' }, 400, 'bad_expiry'],
     [{ documentId: ID, name: 'x'.repeat(201) }, 400, 'invalid_body'],
