@@ -46,6 +46,17 @@ export function isValidCanonicalId(id: string): boolean {
   return parseId(id).kind === 'canonical' && !id.includes('/snapshot/')
 }
 
+/**
+ * The `id` of a batch result item (spec.md "Batch result item": the canonical document id):
+ * for a draft, scheduled or snapshot sibling of a canonical, that canonical; any other id as
+ * given. The item's reason still says that a sibling was given.
+ */
+export function batchItemId(id: string): string {
+  const { kind, canonicalId } = parseId(id)
+  const sibling = kind === 'draft' || kind === 'scheduled' || kind === 'snapshot'
+  return sibling && isValidCanonicalId(canonicalId) ? canonicalId : id
+}
+
 export const draftId = (canonicalId: string) => `${canonicalId}/draft`
 export const scheduledId = (canonicalId: string) => `${canonicalId}/scheduled`
 export const activityId = (canonicalId: string) => `${canonicalId}/activity`

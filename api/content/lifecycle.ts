@@ -10,7 +10,7 @@ import { deleteDoc, loadDoc, saveDoc } from '../../db/store'
 import { badRequest, notFound } from '../errors'
 import { recordUnpublished } from '../webhooks/events'
 import { asDocument, stripStamp } from './document'
-import { draftId, isValidCanonicalId, parseId, scheduledId } from './ids'
+import { batchItemId, draftId, isValidCanonicalId, parseId, scheduledId } from './ids'
 import type { BatchItem } from './model'
 import { loadLive, present } from './service'
 
@@ -28,7 +28,7 @@ export function runLifecycle(db: Db, op: LifecycleOp, ctx: Ctx, ids: string[]): 
       const document = db.transaction((tx) => apply(tx, op, ctx, id), { behavior: 'immediate' })
       return { id, status: 0, ...(document ? { document } : {}) }
     } catch (e) {
-      if (e instanceof Refusal) return { id, status: 1, reason: e.message }
+      if (e instanceof Refusal) return { id: batchItemId(id), status: 1, reason: e.message }
       throw e
     }
   })

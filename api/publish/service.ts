@@ -10,7 +10,7 @@
 import type { Db, Tx } from '../../db/client'
 import { deleteDoc, loadDoc, putRevision, saveDoc } from '../../db/store'
 import { asDocument, dirtyLocales, roundTripTimestamp, stripStamp } from '../content/document'
-import { draftId, isStorableId, parseId, scheduledId } from '../content/ids'
+import { batchItemId, draftId, isStorableId, parseId, scheduledId } from '../content/ids'
 import type { BatchItem, Document } from '../content/model'
 import { present } from '../content/service'
 import type { DocumentRow } from '../../db/schema'
@@ -42,7 +42,7 @@ export function publishOne(db: Db, metrics: Metrics | null, input: PublishInput)
     counter?.inc({ outcome: 'ok' })
     return { id: input.id, status: 0, document: result.document }
   } catch (e) {
-    if (e instanceof PublishRefusal) return { id: input.id, status: 1, reason: e.message }
+    if (e instanceof PublishRefusal) return { id: batchItemId(input.id), status: 1, reason: e.message }
     counter?.inc({ outcome: 'error' })
     throw e
   }

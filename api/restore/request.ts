@@ -4,7 +4,7 @@
  * generic validation error). Pure: nothing here reaches the store.
  */
 import { AppError, badRequest, batchFailure, ProblemError } from '../errors'
-import { parseId } from '../content/ids'
+import { batchItemId, parseId } from '../content/ids'
 import { decodeVersionRef } from '../versions/service'
 
 export type RestoreCommand =
@@ -40,7 +40,7 @@ export function readRestoreRequest(body: Record<string, unknown>): RestoreComman
     if (!present(body.version)) throw badRequest('missing_version', '`version` is required for `kind: revision`.')
     const locales = readLocales(body.locales)
     const id = body.documentId
-    if (parseId(id).kind !== 'canonical') throw batchFailure(400, id, 'Expected a canonical document id, not a sibling id.')
+    if (parseId(id).kind !== 'canonical') throw batchFailure(400, batchItemId(id), 'Expected a canonical document id, not a sibling id.')
     const changeVector = decodeVersionRef(body.version)
     if (!changeVector) throw batchFailure(400, id, 'The version reference is not well formed; pass it back verbatim.')
     return { kind, documentId: id, version: body.version, changeVector, locales }
@@ -54,7 +54,7 @@ export function readRestoreRequest(body: Record<string, unknown>): RestoreComman
   }
   const locales = readLocales(body.locales)
   if (parsed.kind !== 'snapshot') {
-    throw batchFailure(400, present(given) ? given : snapshotId, 'Expected a snapshot id of the shape `<document_id>/snapshot/<token>`.')
+    throw batchFailure(400, batchItemId(present(given) ? given : snapshotId), 'Expected a snapshot id of the shape `<document_id>/snapshot/<token>`.')
   }
   return { kind, documentId: parsed.canonicalId, snapshotId, locales }
 }

@@ -238,10 +238,32 @@ describe('lifecycle', () => {
     expect(res.body).toEqual([
       { id: 'pages/del', status: 0 },
       { id: 'pages/missing', status: 1, reason: 'Document not found.' },
-      { id: 'pages/del/draft', status: 1, reason: expect.stringContaining('sibling') },
+      // spec.md "Batch result item": `id` is the canonical id, also when a sibling was given.
+      { id: 'pages/del', status: 1, reason: expect.stringContaining('sibling') },
     ])
     expect((await ctx.call('GET', `${base}?id=pages/del`)).status).toBe(404)
     expect(countRevisions(ctx.db, TEAM, 'pages/del')).toBe(1)
+  })
+
+  test('a sibling id is refused with the canonical id as the item id; other refusals echo the id', async () => {
+    await ctx.call('POST', base, { body: page('pages/sib') })
+    const ids = ['pages/sib/draft', 'pages/sib/scheduled', 'pages/sib/snapshot/AAAAAAAAAAAAAAAAAAAAAA', 'pages/sib/activity', 'pages/nope', 'pages/a/draft/draft']
+    const sibling = 'Expected a canonical document id, not a sibling id.'
+    for (const op of ['archive', 'unpublish', 'delete', 'copy', 'discard-draft']) {
+      const res = await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids } })
+      expect({ op, body: res.body }).toEqual({
+        op,
+        body: [
+          { id: 'pages/sib', status: 1, reason: sibling },
+          { id: 'pages/sib', status: 1, reason: sibling },
+          { id: 'pages/sib', status: 1, reason: sibling },
+          { id: 'pages/sib/activity', status: 1, reason: sibling },
+          { id: 'pages/nope', status: 1, reason: 'Document not found.' },
+          { id: 'pages/a/draft/draft', status: 1, reason: sibling },
+        ],
+      })
+    }
+    expect((await read('pages/sib'))['@metadata']).toMatchObject({ published: false, archived: false })
   })
 
   test('discard-draft removes the draft, and refuses when there is none', async () => {

@@ -71,9 +71,24 @@ describe('POST /content/publish/{activeTeam}', () => {
     expect(res.body).toEqual([
       { id: 'pages/ok', status: 0, document: expect.objectContaining({ id: 'pages/ok' }) },
       { id: 'pages/missing', status: 1, reason: 'Document not found.' },
-      { id: 'pages/ok/draft', status: 1, reason: 'Expected a canonical document id, not a sibling id.' },
+      // spec.md "Batch result item": `id` is the canonical id, also when a sibling was given.
+      { id: 'pages/ok', status: 1, reason: 'Expected a canonical document id, not a sibling id.' },
     ])
     expect(countRevisions(ctx.db, TEAM, 'pages/missing')).toBe(0)
+  })
+
+  test('every sibling kind is refused under its canonical id; an activity id is echoed', async () => {
+    await ctx.call('POST', base, { body: { id: 'pages/sib', contentType: 'page' } })
+    const before = countRevisions(ctx.db, TEAM, 'pages/sib')
+    const res = await publish({ ids: ['pages/sib/draft', 'pages/sib/scheduled', 'pages/sib/snapshot/AAAAAAAAAAAAAAAAAAAAAA', 'pages/sib/activity'] })
+    const reason = 'Expected a canonical document id, not a sibling id.'
+    expect(res.body).toEqual([
+      { id: 'pages/sib', status: 1, reason },
+      { id: 'pages/sib', status: 1, reason },
+      { id: 'pages/sib', status: 1, reason },
+      { id: 'pages/sib/activity', status: 1, reason },
+    ])
+    expect(countRevisions(ctx.db, TEAM, 'pages/sib')).toBe(before)
   })
 
   test('an unknown locale is refused per item and publishes nothing', async () => {

@@ -90,10 +90,19 @@ test('apply-snapshot: missing_snapshot_id and mismatch', async () => {
 
 // --- batch list 400 ---
 
-test('400 batch: a sibling id where a canonical is expected', async () => {
-  const res = await applyVersion(ctx, { kind: 'revision', documentId: `${ID}/draft`, version: v1 })
+// spec.md "Batch result item": `id` is the canonical id, also when a sibling was given.
+for (const sibling of ['draft', 'scheduled', 'snapshot/AAAAAAAAAAAAAAAAAAAAAA']) {
+  test(`400 batch: a ${sibling.split('/')[0]} sibling where a canonical is expected, answered under the canonical id`, async () => {
+    const res = await applyVersion(ctx, { kind: 'revision', documentId: `${ID}/${sibling}`, version: v1 })
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual(batch(ID, 'Expected a canonical document id, not a sibling id.'))
+  })
+}
+
+test('400 batch: an activity id where a canonical is expected is echoed (it is no sibling of spec.md)', async () => {
+  const res = await applyVersion(ctx, { kind: 'revision', documentId: `${ID}/activity`, version: v1 })
   expect(res.status).toBe(400)
-  expect(res.body).toEqual(batch(`${ID}/draft`, 'Expected a canonical document id, not a sibling id.'))
+  expect(res.body).toEqual(batch(`${ID}/activity`, 'Expected a canonical document id, not a sibling id.'))
 })
 
 test('400 batch: a malformed version reference', async () => {
@@ -103,9 +112,17 @@ test('400 batch: a malformed version reference', async () => {
 })
 
 test('400 batch: a snapshot id that is not a snapshot id', async () => {
-  const res = await applySnapshot(ctx, { snapshotId: `${ID}/draft` })
-  expect(res.status).toBe(400)
-  expect(res.body).toEqual(batch(`${ID}/draft`, 'Expected a snapshot id of the shape `<document_id>/snapshot/<token>`.'))
+  const reason = 'Expected a snapshot id of the shape `<document_id>/snapshot/<token>`.'
+  for (const [body, id] of [
+    [{ snapshotId: `${ID}/draft` }, ID],
+    [{ snapshotId: `${ID}/scheduled` }, ID],
+    [{ snapshotId: ID }, ID],
+    [{ snapshotId: 'pages/other', documentId: `${ID}/draft` }, ID],
+    [{ snapshotId: `${ID}/activity` }, `${ID}/activity`],
+  ] as const) {
+    const res = await applySnapshot(ctx, body)
+    expect({ body, status: res.status, answer: res.body }).toEqual({ body, status: 400, answer: batch(id, reason) })
+  }
 })
 
 test('400 batch: an empty locales list', async () => {
