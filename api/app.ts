@@ -6,6 +6,7 @@ import { swagger } from '@elysiajs/swagger'
 import { match, P } from 'ts-pattern'
 import { AppError, BatchError, ProblemError } from './errors'
 import { authenticate } from './auth'
+import { normalizeOpenApi } from './openapi'
 import type { AppDeps } from './deps'
 import { contentRoutes } from './content'
 import { versionRoutes } from './versions'
@@ -92,6 +93,8 @@ export function createApp(deps: AppDeps) {
       if (request.body) return exceeds(request.clone().body!, max).then((over) => (over ? tooLarge() : undefined))
     })
     .onError({ as: 'global' }, ({ error, code }) => errorResponse(error, code, deps.log))
+    // The plugin's document as strict validators and client generators want it (api/openapi.ts).
+    .onAfterHandle(({ path, response }) => (path === '/swagger/json' ? normalizeOpenApi(response as Record<string, unknown>) : undefined))
     .use(
       swagger({
         path: '/swagger',

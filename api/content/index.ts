@@ -69,6 +69,10 @@ export function contentRoutes({ db }: AppDeps) {
         requires: ['EditContent', 'ChangeLiveContent'],
         params: team,
         body: t.Object({ id: t.String({ maxLength: 512 }), publishAt: t.String({ maxLength: 64 }) }, { additionalProperties: false }),
+        response: {
+          201: t.Object({ id: t.String({ description: '`<id>/scheduled`' }), documentId: t.String(), publishAt: t.String(), scheduledBy: t.String() }),
+          ...errors,
+        },
         detail: { summary: 'Schedule a publish of the draft; the dispatcher publishes it when due' },
       },
     )

@@ -9,7 +9,7 @@ import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { parseBody, readRestoreRequest } from './request'
-import { ApplySnapshotRequest, requestBody, restoreResponses, RestoreRequest } from './model'
+import { ApplySnapshotRequest, requestBody, restoreOpenApiResponses, restoreResponses, RestoreRequest } from './model'
 import { restore } from './service'
 
 const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
@@ -38,6 +38,7 @@ export function restoreRoutes({ db }: AppDeps) {
         detail: {
           summary: 'Restore a Published Version or a snapshot into the draft (never publishes)',
           requestBody: requestBody(RestoreRequest),
+          responses: restoreOpenApiResponses,
         },
       },
     )
@@ -54,7 +55,7 @@ export function restoreRoutes({ db }: AppDeps) {
         params: team,
         parse: rawText,
         response: restoreResponses,
-        detail: { summary: 'Restore a snapshot into the draft; same rules and answers as apply-version', requestBody: requestBody(ApplySnapshotRequest) },
+        detail: { summary: 'Restore a snapshot into the draft; same rules and answers as apply-version', requestBody: requestBody(ApplySnapshotRequest), responses: restoreOpenApiResponses },
       },
     )
 }

@@ -41,5 +41,22 @@ export const restoreResponses = {
   409: BatchList,
 }
 
+/**
+ * The same answers as OpenAPI responses. Given by hand because a status has one media type in
+ * the generated document, and spec.md's problem details are `application/problem+json`.
+ */
+export const restoreOpenApiResponses = {
+  ...Object.fromEntries(
+    Object.entries(restoreResponses).map(([status, schema]) => [status, { description: schema.description ?? '', content: { 'application/json': { schema } } }]),
+  ),
+  400: {
+    description: restoreResponses[400].description ?? '',
+    content: {
+      'application/problem+json': { schema: ProblemBody },
+      'application/json': { schema: t.Union([ErrorBody, BatchList]) },
+    },
+  },
+}
+
 /** OpenAPI request body, given by hand since the route parses its body itself. */
 export const requestBody = (schema: object) => ({ required: true, content: { 'application/json': { schema } } })

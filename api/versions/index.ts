@@ -29,7 +29,15 @@ export function versionRoutes({ db }: AppDeps) {
           pageSize: t.Optional(t.String({ description: 'Default 25, capped at 100' })),
         }, { additionalProperties: true }),
         response: { 200: VersionPage, ...errors },
-        detail: { summary: 'List Published Versions of a canonical, newest first' },
+        detail: {
+          summary: 'List Published Versions of a canonical, newest first',
+          // Documented as the integers they are; validated as text so each refusal is `bad_paging`.
+          parameters: [
+            { in: 'query', name: 'id', required: true, description: 'Canonical id', schema: { type: 'string' } },
+            { in: 'query', name: 'start', description: 'Raw revision offset (nextStart of the previous page)', schema: { type: 'integer', minimum: 0, default: 0 } },
+            { in: 'query', name: 'pageSize', description: 'Rows per page, capped at 100', schema: { type: 'integer', minimum: 1, default: 25 } },
+          ],
+        },
       },
     )
     .get(
