@@ -101,6 +101,11 @@ export interface Completion {
   startedAt: number
 }
 
+/** When a row that stays pending is due again: its delay counts from the answer (spec.md "Delivery rules"). */
+export function nextAttemptTime({ result, step, startedAt }: Pick<Completion, 'result' | 'step' | 'startedAt'>): number | null {
+  return step.status === 'pending' ? startedAt + result.durationMs + step.delayMs : null
+}
+
 /**
  * Records attempts of claimed rows and moves each row on (delivered, failed, or pending with
  * its next attempt time), releasing its lease. One transaction for the batch (that is what
@@ -119,9 +124,10 @@ export function completeAttempts(db: Db, items: Completion[]): boolean[] {
        duration_ms, response_body, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
   const run = db.$client.transaction(() =>
-    items.map(({ row, result, step, startedAt }) => {
+    items.map((c) => {
+      const { row, result, step, startedAt } = c
       const attempt = row.attempts + 1
-      const nextAttemptAt = step.status === 'pending' ? startedAt + result.durationMs + step.delayMs : null
+      const nextAttemptAt = nextAttemptTime(c)
       const changed = update.run(step.status, attempt, nextAttemptAt, Date.now(), row.seq, row.leaseToken).changes
       if (changed === 0) return false
       insert.run(row.seq, row.webhookId, row.eventId, attempt, row.trigger, startedAt, result.statusCode, result.error,

@@ -12,7 +12,7 @@ import type { WebhookRow } from '../db/schema'
 import { componentLogger, type Logger } from '../api/log'
 import type { Metrics } from '../api/metrics'
 import { runDueSchedules } from '../api/publish/scheduled'
-import { claimDue, completeAttempts, listWebhookIds, releaseLease, type ClaimedRow, type Completion } from './claim'
+import { claimDue, completeAttempts, listWebhookIds, nextAttemptTime, releaseLease, type ClaimedRow, type Completion } from './claim'
 import { deliverOnce } from './deliver'
 import { nextStep } from './retry'
 import { emitDueSiteChanges, runIndexJob } from './site-changes'
@@ -159,6 +159,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       lastDurationMs.set(row.webhookId, result.durationMs)
       const step = nextStep(row.attempts + 1, { statusCode: result.statusCode, refused: result.refused }, random())
       const kept = await record({ row, result, step, startedAt })
+      if (kept && step.status === 'pending') wakeAt(nextAttemptTime({ result, step, startedAt })!)
       const outcome = step.status === 'pending' ? 'retry' : step.status
       const fields = { attempt: row.attempts + 1, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs, outcome }
       // style.md rule 10: a child logger per delivery, made only when a line is written (making
@@ -269,6 +270,21 @@ export function createDispatcher(deps: DispatcherDeps) {
     })
   }
 
+  // A retry is due at a time this dispatcher wrote down, so it wakes for it then: waiting for the
+  // next full pass (every pollMs) would add up to pollMs to spec.md's 1-2 s / 2-3 s waits.
+  // Rows another dispatcher scheduled, or whose lease expired, still come with the full pass.
+  const wakes = new Set<ReturnType<typeof setTimeout>>()
+  function wakeAt(due: number) {
+    if (stopped) return
+    const timer = setTimeout(() => {
+      wakes.delete(timer)
+      if (stopped) return
+      if (now() < due) wakeAt(due) // a timer may fire a little early; the claim would find nothing due
+      else refill()
+    }, Math.max(0, due - now()))
+    wakes.add(timer)
+  }
+
   /** Runs one bookkeeping step; a failing step is logged and never keeps deliveries from going out. */
   function safely(step: string, fn: () => void) {
     try {
@@ -355,6 +371,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     async stop() {
       stopped = true
       if (timer) clearTimeout(timer)
+      for (const w of wakes) clearTimeout(w)
+      wakes.clear()
       // Rows claimed ahead and not sent go back at once rather than when their lease expires.
       for (const [id, queue] of queues) {
         for (const q of queue.splice(0)) {

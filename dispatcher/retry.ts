@@ -24,12 +24,21 @@ export function isRetryable(o: AttemptOutcome): boolean {
 }
 
 /**
+ * Jitter stays this far inside each window: the wait counts from the answer, and the next
+ * request reaches the receiver a few ms after its due time (claim, connect), so a delay at the
+ * window's very edge would be seen outside it.
+ */
+export const RETRY_MARGIN_MS = 100
+
+/**
  * Wait before the attempt after `attempt` (1-based): 1-2 s after the first, 2-3 s after the
- * second. `random` in [0, 1) is injected so tests can pin the jitter.
+ * second (spec.md "Delivery rules" 4), jittered within [start + margin, end - margin).
+ * `random` in [0, 1) is injected so tests can pin the jitter.
  */
 export function retryDelayMs(attempt: number, random: number): number {
   const base = attempt <= 1 ? 1000 : 2000
-  return base + Math.floor(Math.min(Math.max(random, 0), 0.999) * 1000)
+  const spread = 1000 - 2 * RETRY_MARGIN_MS
+  return base + RETRY_MARGIN_MS + Math.floor(Math.min(Math.max(random, 0), 0.999) * spread)
 }
 
 /** What to do after attempt number `attempt` ended with `outcome`. */

@@ -1,10 +1,22 @@
 import { expect, test } from 'bun:test'
 import { MAX_ATTEMPTS, nextStep, retryDelayMs } from '../../dispatcher/retry'
 
-test('spec schedule: 3 attempts, waits 1-2 s then 2-3 s', () => {
+test('spec schedule: 3 attempts, waits 1-2 s then 2-3 s, jitter kept 100 ms inside each window', () => {
   expect(MAX_ATTEMPTS).toBe(3)
-  expect([retryDelayMs(1, 0), retryDelayMs(1, 0.9999), retryDelayMs(2, 0), retryDelayMs(2, 0.9999)]).toEqual([1000, 1999, 2000, 2999])
+  expect([retryDelayMs(1, 0), retryDelayMs(1, 0.9999), retryDelayMs(2, 0), retryDelayMs(2, 0.9999)]).toEqual([1100, 1899, 2100, 2899])
 })
+
+// [attempt, random, lowest, highest]: whatever the jitter, the wait leaves room for the pickup.
+const windows: [number, number, number, number][] = [
+  [1, -1, 1100, 1900], [1, 0, 1100, 1900], [1, 0.5, 1100, 1900], [1, 0.999999, 1100, 1900], [1, 2, 1100, 1900],
+  [2, -1, 2100, 2900], [2, 0, 2100, 2900], [2, 0.5, 2100, 2900], [2, 0.999999, 2100, 2900], [2, 2, 2100, 2900],
+]
+for (const [attempt, random, lo, hi] of windows) {
+  test(`after attempt ${attempt}, random ${random}: wait in [${lo}, ${hi}]`, () => {
+    const ms = retryDelayMs(attempt, random)
+    expect(ms >= lo && ms <= hi).toBe(true)
+  })
+}
 
 const table: [number, { statusCode: number | null; refused?: boolean }, ReturnType<typeof nextStep>][] = [
   [1, { statusCode: 200 }, { status: 'delivered' }],
