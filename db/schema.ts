@@ -228,6 +228,22 @@ export const siteChanges = sqliteTable(
   (t) => [index('site_changes_team').on(t.teamId, t.emittedAt)],
 )
 
+/**
+ * Counters a process that serves no HTTP adds to, read by the api's `/metrics` at scrape time
+ * (the dispatcher's scheduled publishes: `service_worker_publish_revisions{outcome}`). Kept in
+ * the shared file, written in the transaction of what they count, so a scrape sees every
+ * process's work and a restart loses nothing.
+ */
+export const metricCounters = sqliteTable(
+  'metric_counters',
+  {
+    name: text('name').notNull(),
+    outcome: text('outcome').notNull(),
+    value: integer('value').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.name, t.outcome] })],
+)
+
 export type DocumentRow = typeof documents.$inferSelect
 export type RevisionRow = typeof revisions.$inferSelect
 export type TeamRow = typeof teams.$inferSelect

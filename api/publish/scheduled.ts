@@ -6,12 +6,19 @@
 import { and, eq, isNull, lt, lte, or } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { schedules } from '../../db/schema'
-import type { Metrics } from '../metrics'
+import { countPersisted, WORKER_PUBLISH_REVISIONS, type Metrics } from '../metrics'
 import { publishOne } from './service'
 
 const LEASE_MS = 60_000
 
-/** Publishes every schedule due at `now`. Returns the batch items, for logs and tests. */
+/**
+ * Publishes every schedule due at `now`. Returns the batch items, for logs and tests.
+ *
+ * Each outcome is counted in the database (`service_worker_publish_revisions`, read by the
+ * api's /metrics): the dispatcher serves no HTTP, so a count kept in its memory is seen by no
+ * one. `ok` commits in one transaction with the publish (publishOne's own transaction nests as
+ * a savepoint) and the schedule's removal, so the count is exactly the versions recorded.
+ */
 export function runDueSchedules(db: Db, metrics: Metrics | null, now: number) {
   const token = crypto.randomUUID()
   const claimed = db
@@ -21,12 +28,24 @@ export function runDueSchedules(db: Db, metrics: Metrics | null, now: number) {
     .returning()
     .all()
   return claimed.map((s) => {
-    const item = publishOne(db, metrics, {
+    const input = {
       teamId: s.teamId, id: s.documentId, stampUserId: s.scheduledBy, actorUserId: null, source: 'worker', now: new Date(now),
-    })
-    db.delete(schedules)
-      .where(and(eq(schedules.teamId, s.teamId), eq(schedules.documentId, s.documentId), eq(schedules.leaseToken, token)))
-      .run()
-    return item
+    } as const
+    try {
+      return db.transaction((tx) => {
+        const item = publishOne(db, metrics, input)
+        // A refusal (document gone, content type removed) records no version and counts nothing,
+        // as for an api publish; the schedule goes either way.
+        if (item.status === 0) countPersisted(tx, WORKER_PUBLISH_REVISIONS, 'ok')
+        tx.delete(schedules)
+          .where(and(eq(schedules.teamId, s.teamId), eq(schedules.documentId, s.documentId), eq(schedules.leaseToken, token)))
+          .run()
+        return item
+      }, { behavior: 'immediate' })
+    } catch (e) {
+      // The publish rolled back; the schedule keeps its lease and is tried again when it expires.
+      countPersisted(db, WORKER_PUBLISH_REVISIONS, 'error')
+      throw e
+    }
   })
 }

@@ -1,13 +1,19 @@
 /**
- * Delivery metrics on the api's `/metrics`. Deliveries happen in the dispatcher process,
- * which serves no HTTP; both share the database, so the figures are read from the outbox and
- * the attempt log at scrape time and are right whichever process (or restart) did the work.
+ * Delivery metrics on the api's `/metrics`. Deliveries (and scheduled publishes) happen in the
+ * dispatcher process, which serves no HTTP; both share the database, so the figures are read
+ * from the outbox, the attempt log and `metric_counters` at scrape time and are right whichever
+ * process (or restart) did the work.
  */
 import { Gauge } from 'prom-client'
 import type { AppDeps } from '../deps'
 
-/** Registers `service_webhook_outbox{status}` and `service_webhook_delivery_attempts{result}`. */
+/**
+ * Registers `service_webhook_outbox{status}` and `service_webhook_delivery_attempts{result}`,
+ * and makes `service_worker_publish_revisions{outcome}` (the dispatcher's scheduled publishes,
+ * counted in the database by api/publish/scheduled.ts) come from the database the same way.
+ */
 export function registerDeliveryMetrics({ db, metrics }: Pick<AppDeps, 'db' | 'metrics'>): void {
+  metrics.readPersistedFrom(db)
   if (metrics.registry.getSingleMetric('service_webhook_outbox')) return
   new Gauge({
     name: 'service_webhook_outbox',

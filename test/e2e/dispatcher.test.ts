@@ -215,6 +215,22 @@ test('a receiver that is down does not slow publishing', async () => {
   expect(latencies[latencies.length - 1]!).toBeLessThan(250)
 })
 
+test('a scheduled publish by the dispatcher process shows on the api /metrics as outcome="ok" 1', async () => {
+  const { ctx, rx, spawn } = await setup()
+  const doc = { id: 'pages/sched/draft', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'S', slug: 'sched' } } }
+  expect((await ctx.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
+  const publishAt = new Date(Date.now() + 300).toISOString()
+  expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/sched', publishAt } })).status).toBe(201)
+  spawn()
+  await waitFor(() => rx.requests.length > 0, 10_000, 'the scheduled publish event')
+  const scrape = (await ctx.call('GET', '/metrics', { token: null })).text
+  expect(scrape.split('\n').filter((l) => l.startsWith('service_worker_publish_revisions{'))).toEqual([
+    'service_worker_publish_revisions{outcome="ok"} 1',
+    'service_worker_publish_revisions{outcome="superseded"} 0',
+    'service_worker_publish_revisions{outcome="error"} 0',
+  ])
+})
+
 test('SIGTERM waits for the send in flight and records it before exiting', async () => {
   const { ctx, rx, spawn, publish, attempts } = await setup({ answers: [{ status: 200, delayMs: 700 }], env: { WEBHOOK_TIMEOUT_MS: '5000' } })
   const p = spawn()

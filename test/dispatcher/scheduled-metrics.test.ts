@@ -1,0 +1,51 @@
+/**
+ * `service_worker_publish_revisions` on the api's /metrics counts what the dispatcher
+ * published: the dispatcher here has metrics of its own (as its process does), so the figure
+ * can only come through the shared database.
+ */
+import { afterEach, beforeEach, expect, test } from 'bun:test'
+import { createTestContext, TEAM, type TestContext } from '../helpers'
+import { createDispatcher } from '../../dispatcher/loop'
+import { createLogger } from '../../api/log'
+import { createMetrics } from '../../api/metrics'
+
+let ctx: TestContext
+beforeEach(async () => { ctx = await createTestContext() })
+afterEach(() => ctx.close())
+
+const workerSeries = async () => {
+  const res = await ctx.call('GET', '/metrics', { token: null })
+  return res.text.split('\n').filter((l) => l.startsWith('service_worker_publish_revisions{'))
+}
+const schedule = async (id: string, at: number) => {
+  const doc = { id: `${id}/draft`, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: id, slug: id.split('/')[1]! } } }
+  expect((await ctx.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
+  expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id, publishAt: new Date(at).toISOString() } })).status).toBe(201)
+}
+
+test('a scheduled publish run by the dispatcher shows on the api /metrics as outcome="ok" 1', async () => {
+  const now = Date.now()
+  expect(await workerSeries()).toEqual([
+    'service_worker_publish_revisions{outcome="ok"} 0',
+    'service_worker_publish_revisions{outcome="superseded"} 0',
+    'service_worker_publish_revisions{outcome="error"} 0',
+  ])
+  await schedule('pages/later', now + 1000)
+  const d = createDispatcher({ db: ctx.db, log: createLogger('silent', 'test'), metrics: createMetrics(), pollMs: 50, allowPrivateTargets: true })
+  await d.runOnce(now) // not due yet
+  expect(await workerSeries()).toContain('service_worker_publish_revisions{outcome="ok"} 0')
+  await d.runOnce(now + 1000)
+  expect((await ctx.call('GET', `/content/${TEAM}?id=pages/later`)).body.__publishedBy).toBe('u-editor')
+  expect(await workerSeries()).toEqual([
+    'service_worker_publish_revisions{outcome="ok"} 1',
+    'service_worker_publish_revisions{outcome="superseded"} 0',
+    'service_worker_publish_revisions{outcome="error"} 0',
+  ])
+  // A schedule whose document went away is refused, not counted (no version was recorded).
+  await schedule('pages/gone', now + 2000)
+  ctx.db.$client.query(`DELETE FROM documents WHERE id = 'pages/gone/scheduled'`).run()
+  await d.runOnce(now + 2000)
+  expect(ctx.db.$client.query('SELECT COUNT(*) AS n FROM schedules').get()).toEqual({ n: 0 })
+  expect(await workerSeries()).toContain('service_worker_publish_revisions{outcome="ok"} 1')
+  expect(await workerSeries()).toContain('service_worker_publish_revisions{outcome="error"} 0')
+})
