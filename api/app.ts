@@ -93,10 +93,10 @@ export function createApp(deps: AppDeps) {
       if (request.body) return exceeds(request.clone().body!, max).then((over) => (over ? tooLarge() : undefined))
     })
     .onError({ as: 'global' }, ({ error, code }) => errorResponse(error, code, deps.log))
-    // The plugin's document as strict validators and client generators want it (api/openapi.ts).
-    .onAfterHandle(({ path, response }) => (path === '/swagger/json' ? normalizeOpenApi(response as Record<string, unknown>) : undefined))
     .use(
-      swagger({
+      // The plugin's document as strict validators and client generators want it (api/openapi.ts);
+      // the hook lives in this small instance so that it runs for the swagger routes only.
+      new Elysia().onAfterHandle(({ path, response }) => (path === '/swagger/json' ? normalizeOpenApi(response as Record<string, unknown>) : undefined)).use(swagger({
         path: '/swagger',
         documentation: {
           info: {
@@ -107,7 +107,7 @@ export function createApp(deps: AppDeps) {
           components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
           security: [{ bearer: [] }],
         },
-      }),
+      })),
     )
     .use(opsRoutes(deps))
     .use(contentRoutes(deps))
