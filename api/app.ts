@@ -5,7 +5,7 @@ import { Elysia } from 'elysia'
 import { swagger } from '@elysiajs/swagger'
 import { match, P } from 'ts-pattern'
 import { AppError, BatchError, ProblemError } from './errors'
-import { authenticate } from './auth'
+import { authenticateRequest } from './auth'
 import { normalizeOpenApi } from './openapi'
 import type { AppDeps } from './deps'
 import { contentRoutes } from './content'
@@ -82,7 +82,7 @@ export function createApp(deps: AppDeps) {
       const path = new URL(request.url).pathname
       if (!PUBLIC_PATHS.test(path)) {
         try {
-          authenticate(deps.db, request.headers.get('authorization'))
+          authenticateRequest(deps.db, request)
         } catch (e) {
           return errorResponse(e, 'UNKNOWN', deps.log)
         }

@@ -32,11 +32,24 @@ export function authenticate(db: Db, authorization: string | undefined | null): 
 }
 
 /**
+ * The user each request authenticated as, recorded by `authenticateRequest` (the app's
+ * `onRequest`), so that a route's authorisation does not hash and look the token up again.
+ */
+const authenticated = new WeakMap<Request, { id: string }>()
+
+/** `authenticate` for a request, remembered for the rest of its handling. */
+export function authenticateRequest(db: Db, request: Request): { id: string } {
+  const user = authenticate(db, request.headers.get('authorization'))
+  authenticated.set(request, user)
+  return user
+}
+
+/**
  * Resolves the caller of a request for the team named in the route, and checks `required`.
  * Throws 401 for a missing or unknown token, 403 for a non-member or a missing capability.
  */
-export function authorize(db: Db, authorization: string | undefined | null, teamId: string, required: Capability[]): Caller {
-  const user = authenticate(db, authorization)
+export function authorize(db: Db, request: Request, teamId: string, required: Capability[]): Caller {
+  const user = authenticated.get(request) ?? authenticateRequest(db, request)
   const membership = db
     .select({ capabilities: memberships.capabilities })
     .from(memberships)
@@ -63,10 +76,10 @@ export function authGuard(db: Db) {
   const callers = new WeakMap<Request, Caller>()
   return new Elysia().macro({
     requires: (required: Requirement) => ({
-      transform({ params, headers, request }) {
+      transform({ params, request }) {
         const p = params as Record<string, string>
         const caps = typeof required === 'function' ? required(p) : required
-        callers.set(request, authorize(db, headers.authorization, p.activeTeam ?? p.teamId ?? '', caps))
+        callers.set(request, authorize(db, request, p.activeTeam ?? p.teamId ?? '', caps))
       },
       resolve: ({ request }) => ({ caller: callers.get(request)! }),
     }),
