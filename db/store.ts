@@ -70,8 +70,16 @@ const toDocRow = (r: DocRecord): DocumentRow => ({
   archived: r.archived === 1, deletedAt: r.deleted_at, updatedAt: r.updated_at,
 })
 
-/** Loads a document row, soft-deleted or not; `null` when absent. */
+/**
+ * SQLite keeps text as UTF-8, which cannot encode a lone UTF-16 surrogate: `a\ud800` and
+ * `a\udfff` would both become `a\ufffd`, so one id would reach another's document. The api
+ * refuses such ids (api/content/ids.ts); the store refuses them too, for every other caller.
+ */
+const storable = (id: string) => id.isWellFormed()
+
+/** Loads a document row, soft-deleted or not; `null` when absent (or when `id` cannot be stored). */
 export function loadDoc(conn: Conn, teamId: string, id: string): DocumentRow | null {
+  if (!storable(id)) return null
   const r = raw(conn).query<DocRecord, [string, string]>('SELECT * FROM documents WHERE team_id = ? AND id = ?').get(teamId, id)
   return r ? toDocRow(r) : null
 }
@@ -100,6 +108,7 @@ export interface SaveDoc {
  * as written. Throws `ConcurrencyError` (and writes nothing) on a mismatch.
  */
 export function saveDoc(conn: Conn, input: SaveDoc): DocumentRow {
+  if (!storable(input.id) || !storable(input.canonicalId)) throw new Error('A document id with a lone surrogate cannot be stored')
   const current = input.current !== undefined ? input.current : loadDoc(conn, input.teamId, input.id)
   if (input.expect !== undefined && (current?.changeVector ?? null) !== input.expect) {
     throw new ConcurrencyError(input.id)

@@ -36,7 +36,9 @@ class PublishRefusal extends Error {}
 
 /** Publishes one document in its own transaction and reports the outcome as a batch item. */
 export function publishOne(db: Db, metrics: Metrics | null, input: PublishInput): BatchItem {
-  const counter = input.source === 'worker' ? metrics?.workerPublishRevisions : metrics?.apiPublishRevisions
+  // Scheduled (worker) publishes are counted in the database by runDueSchedules, which the api's
+  // /metrics reads: an increment in the dispatcher's memory would be seen by no one.
+  const counter = input.source === 'worker' ? null : metrics?.apiPublishRevisions
   try {
     const result = db.transaction((tx) => publishInTx(tx, input), { behavior: 'immediate' })
     counter?.inc({ outcome: 'ok' })
