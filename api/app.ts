@@ -4,6 +4,7 @@
 import { Elysia } from 'elysia'
 import { swagger } from '@elysiajs/swagger'
 import { match, P } from 'ts-pattern'
+import { ValueErrorType } from '@sinclair/typebox/errors'
 import { AppError, BatchError, ProblemError } from './errors'
 import { authenticateRequest } from './auth'
 import { normalizeOpenApi } from './openapi'
@@ -33,14 +34,40 @@ export function errorResponse(error: unknown, code: string | number, log: AppDep
       json(400, { title: error.title, status: 400, errors: error.errors }, 'application/problem+json'),
     )
     .with({ code: 'PARSE' }, () => json(400, { error: 'malformed_json', message: 'The request body is not valid JSON.' }))
-    .with({ code: 'VALIDATION' }, ({ error }) =>
-      json(400, { error: 'invalid_body', message: validationMessage(error) }),
-    )
+    .with({ code: 'VALIDATION', error: P.when(isResponseCheck) }, ({ error }) => {
+      // The handler produced what its declared response schema does not allow: our bug, not the caller's.
+      log.error({ err: error }, 'response does not match its declared schema')
+      return json(500, { error: 'internal', message: 'Internal error.' })
+    })
+    .with({ code: 'VALIDATION' }, ({ error }) => json(400, { error: namedFailure(error) ?? 'invalid_body', message: validationMessage(error) }))
     .with({ code: 'NOT_FOUND' }, () => json(404, { error: 'not_found', message: 'No such route.' }))
     .otherwise(({ error }) => {
       log.error({ err: error }, 'unhandled error')
       return json(500, { error: 'internal', message: 'Internal error.' })
     })
+}
+
+const isResponseCheck = (error: unknown) => (error as { type?: string }).type === 'response'
+
+/**
+ * Parameters the schemas declare required (so the OpenAPI document and generated clients say
+ * so) whose absence spec.md names with its own code: a missing id is `missing_id` whether it
+ * goes in the query or the body, a missing version reference `bad_reference`.
+ */
+const MISSING: Record<string, string> = { '/id': 'missing_id', '/documentId': 'missing_id', '/version': 'bad_reference' }
+/**
+ * Parameters whose invalid text has a code of its own: an id string the schema refuses (over
+ * 512 characters) is `invalid_id` like any other malformed id (README "Documents"); a value of
+ * the wrong JSON type stays `invalid_body`.
+ */
+const INVALID: Record<string, string> = { '/id': 'invalid_id', '/documentId': 'invalid_id', '/eventType': 'invalid_event_type' }
+
+function namedFailure(error: unknown): string | undefined {
+  const { type, all } = error as { type?: string; all?: { path?: string; type?: number; value?: unknown }[] }
+  const first = all?.[0]
+  if ((type !== 'body' && type !== 'query') || !first?.path) return undefined
+  if (first.type === ValueErrorType.ObjectRequiredProperty) return MISSING[first.path]
+  return typeof first.value === 'string' ? INVALID[first.path] : undefined
 }
 
 function validationMessage(error: unknown): string {
@@ -72,6 +99,21 @@ async function exceeds(body: ReadableStream<Uint8Array>, max: number): Promise<b
   }
 }
 
+/** JSON bodies nest at most this deep: rich text trees stay far below, and nothing recurses into a stack overflow. */
+export const MAX_BODY_DEPTH = 100
+
+/** Whether `value` nests deeper than `max` (walked without recursion, so any depth is safe to check). */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]]
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!
+    if (v === null || typeof v !== 'object') continue
+    if (depth >= max) return true
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1])
+  }
+  return false
+}
+
 export function createApp(deps: AppDeps) {
   const max = deps.config.maxBodyBytes
   const tooLarge = () => json(413, { error: 'payload_too_large', message: `The body exceeds ${max} bytes.` })
@@ -93,6 +135,13 @@ export function createApp(deps: AppDeps) {
       if (request.body) return exceeds(request.clone().body!, max).then((over) => (over ? tooLarge() : undefined))
     })
     .onError({ as: 'global' }, ({ error, code }) => errorResponse(error, code, deps.log))
+    // After authorisation and the schemas: a body nested absurdly deep is refused before any code
+    // walks it (JSON.stringify, JSON Patch) and overflows the stack into a 500.
+    .onBeforeHandle({ as: 'global' }, ({ body }) => {
+      if (body !== undefined && nestsDeeperThan(body, MAX_BODY_DEPTH)) {
+        return json(400, { error: 'invalid_body', message: `The body nests deeper than ${MAX_BODY_DEPTH} levels.` })
+      }
+    })
     .use(
       // The plugin's document as strict validators and client generators want it (api/openapi.ts);
       // the hook lives in this small instance so that it runs for the swagger routes only.

@@ -7,7 +7,15 @@
  *   plugin also copies array and union keywords (`items`, `anyOf`, ...) onto the response object;
  * - bodies are JSON only: the plugin offers `multipart/form-data` and `text/plain` for every
  *   body, which this API refuses; a route that declares its own media types (restore's
- *   `application/problem+json`) keeps them.
+ *   `application/problem+json`) keeps them;
+ * - every operation that takes a body declares the `413 payload_too_large` the app answers
+ *   for one over MAX_BODY_BYTES (api/app.ts, for every route alike);
+ * - a map (`t.Record(t.String(), X)`, written `patternProperties: {"^(.*)$": X}`) is written
+ *   `additionalProperties: X`, which means the same and which generators turn into
+ *   `{[key: string]: X}` (some read `patternProperties` as values of unknown type);
+ * - routes marked `x-etag` declare the `ETag` header of their 200 answer;
+ * - Elysia's coercing `t.Integer`/`t.Numeric` (an integer, or a string holding one, for query
+ *   text) is documented as the number it is.
  */
 
 /** Media types the API reads and writes. */
@@ -26,7 +34,11 @@ const STATUS_TEXT: Record<string, string> = {
   413: 'Body larger than MAX_BODY_BYTES: `{error: "payload_too_large", message}`',
 }
 
+import { ErrorBody } from './content/model'
+
 type Json = Record<string, any>
+
+const ETAG_HEADER = { description: 'The change vector in quotes; send it back as `If-Match` to make a write conditional', schema: { type: 'string' } }
 
 /** Keeps the media types the API speaks; a content map left empty is dropped. */
 function jsonOnly(content: Json | undefined): Json | undefined {
@@ -39,6 +51,34 @@ function jsonOnly(content: Json | undefined): Json | undefined {
 function hasSchema(media: Json): boolean {
   const schema = media?.schema
   return !!schema && Object.keys(schema).length > 0 && schema.type !== 'undefined' && schema.type !== 'void'
+}
+
+const ANY_KEY = '^(.*)$'
+
+/** Rewrites maps and coercing numbers (see above) everywhere in a schema. */
+function fixSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(fixSchema)
+  if (!schema || typeof schema !== 'object') return schema
+  const fixed: Json = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, fixSchema(v)]))
+  const pattern = fixed.patternProperties
+  if (pattern && Object.keys(pattern).length === 1 && ANY_KEY in pattern && fixed.additionalProperties === undefined) {
+    const { patternProperties: _, ...rest } = fixed
+    return { ...rest, additionalProperties: pattern[ANY_KEY] }
+  }
+  const numeric = Array.isArray(fixed.anyOf) && fixed.anyOf.length === 2 ? numericOf(fixed.anyOf) : null
+  if (numeric) {
+    const { anyOf: _, ...rest } = fixed
+    return { ...rest, ...numeric }
+  }
+  return fixed
+}
+
+/** `[{type: 'string', format: 'integer'|'numeric'}, {type: 'integer'|'number'}]` in either order: the number. */
+function numericOf(branches: Json[]): Json | null {
+  const text = branches.find((b) => b.type === 'string' && (b.format === 'integer' || b.format === 'numeric'))
+  const number = branches.find((b) => b.type === 'integer' || b.type === 'number')
+  if (!text || !number) return null
+  return { ...number, ...(text.default !== undefined && number.default === undefined ? { default: Number(text.default) } : {}) }
 }
 
 function response(status: string, given: Json): Json {
@@ -57,12 +97,17 @@ export function normalizeOpenApi(doc: Json): Json {
     paths[path] = {}
     for (const [method, op] of Object.entries<Json>(operations)) {
       const requestContent = jsonOnly(op.requestBody?.content)
-      paths[path][method] = {
-        ...op,
+      const responses = Object.fromEntries(Object.entries<Json>(op.responses ?? {}).map(([status, r]) => [status, response(status, r)]))
+      if (op.requestBody && !responses['413']) responses['413'] = { description: STATUS_TEXT[413], content: { 'application/json': { schema: ErrorBody } } }
+      // `x-etag` (route detail): the 200 answer carries the document's ETag, for `If-Match`.
+      const { 'x-etag': etag, ...rest } = op
+      if (etag && responses['200']) responses['200'] = { ...responses['200'], headers: { ETag: ETAG_HEADER } }
+      paths[path][method] = fixSchema({
+        ...rest,
         ...(op.requestBody ? { requestBody: { ...op.requestBody, ...(requestContent ? { content: requestContent } : {}) } } : {}),
-        responses: Object.fromEntries(Object.entries<Json>(op.responses ?? {}).map(([status, r]) => [status, response(status, r)])),
-      }
+        responses,
+      })
     }
   }
-  return { ...doc, openapi: '3.1.0', paths }
+  return { ...doc, openapi: '3.1.0', paths, ...(doc.components ? { components: fixSchema(doc.components) } : {}) }
 }

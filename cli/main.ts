@@ -1,7 +1,8 @@
 /**
  * `bun run cli seed <file.json>`: create or update what the file names (contract.md "Seeding").
- * `bun run cli push-index <file.json> <teamId>`: deploy a content index definition (spec.md
- * "Events": the push command's deploy sends site.changed `index`).
+ * `bun run cli push-index <file.json> [teamId]`: deploy a content index definition (spec.md
+ * "Events": the push command's deploy sends site.changed `index`). contract.md writes it without
+ * a team: that works when the database holds exactly one team.
  */
 import { openDb } from '../db/client'
 import { loadConfig } from '../api/config'
@@ -9,17 +10,24 @@ import { seed } from './seed'
 import { pushContentIndex } from '../api/teams/settings'
 
 const [command, file, teamId] = process.argv.slice(2)
-const usage = 'usage: bun run cli seed <file.json> | bun run cli push-index <file.json> <teamId>'
+const usage = 'usage: bun run cli seed <file.json> | bun run cli push-index <file.json> [teamId]'
 
-if (!file || !(command === 'seed' || (command === 'push-index' && teamId))) {
+if (!file || !(command === 'seed' || command === 'push-index')) {
   console.error(usage)
   process.exit(2)
 }
+/** The team of a one-team database; with several, the command must name one. */
+function onlyTeam(): string {
+  const ids = (db.$client.query('SELECT id FROM teams ORDER BY id').all() as { id: string }[]).map((t) => t.id)
+  if (ids.length !== 1) throw new Error(`name the team: the database holds ${ids.length} teams (${ids.slice(0, 5).join(', ')})`)
+  return ids[0]!
+}
+
 const config = loadConfig()
 const db = openDb(config.databasePath)
 try {
   const input = await Bun.file(file).json()
-  const report = command === 'seed' ? seed(db, null, input) : pushContentIndex(db, { teamId: teamId!, userId: 'cli' }, input)
+  const report = command === 'seed' ? seed(db, null, input) : pushContentIndex(db, { teamId: teamId ?? onlyTeam(), userId: 'cli' }, input)
   console.log(JSON.stringify({ ok: true, databasePath: config.databasePath, ...report }))
 } catch (e) {
   console.error(`${command} failed: ${(e as Error).message}`)

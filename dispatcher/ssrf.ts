@@ -15,6 +15,10 @@ const V4_BLOCKS: [string, number, string][] = [
   ['169.254.0.0', 16, 'link-local / metadata'],
   ['172.16.0.0', 12, 'private'],
   ['192.0.0.0', 24, 'IETF protocol assignments'],
+  // The documentation ranges (TEST-NET-1/2/3) are not globally reachable either (RFC 5737).
+  ['192.0.2.0', 24, 'documentation (TEST-NET-1)'],
+  ['198.51.100.0', 24, 'documentation (TEST-NET-2)'],
+  ['203.0.113.0', 24, 'documentation (TEST-NET-3)'],
   ['192.168.0.0', 16, 'private'],
   ['198.18.0.0', 15, 'benchmarking'],
   ['224.0.0.0', 4, 'multicast'],

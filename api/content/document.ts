@@ -20,11 +20,15 @@ export function stripStamp<T extends Record<string, unknown>>(body: T): Omit<T, 
 /** Serialisation used for comparisons; per-locale objects are copied whole, so this is exact. */
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
-/** Locales of `draft` whose content differs from (or is absent in) the canonical. */
+/**
+ * A draft's `__dirtyLocales` (spec.md "Other draft-related fields": the locales that carry
+ * unpublished changes): every locale whose content differs between the canonical and the
+ * draft, including one the draft added and one it dropped. A dropped locale is a change too:
+ * publishing the draft takes it down (README "Restore" rule 2), so it must not look clean.
+ * Without a canonical every draft locale is dirty. The one function for every writer of a draft.
+ */
 export function dirtyLocales(draft: Pick<Document, 'locales'>, canonical: Pick<Document, 'locales'> | null): string[] {
-  return Object.keys(draft.locales)
-    .filter((l) => !canonical || !(l in canonical.locales) || !same(draft.locales[l], canonical.locales[l]))
-    .sort()
+  return changedLocales(canonical, draft)
 }
 
 /** Locales whose content differs between two versions of a document (added, removed or changed). */

@@ -6,12 +6,13 @@ import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { runLifecycle, schedulePublish, LIFECYCLE_OPS } from './lifecycle'
-import { BatchIds, BatchList, DocumentInput, ErrorBody } from './model'
+import { ActivityView, BatchIds, BatchList, DocumentInput, DocumentView, ErrorBody, IfMatch } from './model'
 import { patchDocument, present, readDocument, writeDocument } from './service'
 
 const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
 // Unknown query parameters (cache busters, client extras) are ignored, not refused.
-const idQuery = t.Object({ id: t.Optional(t.String()) }, { additionalProperties: true })
+// `id` is required (a missing one is `400 missing_id`: api/app.ts).
+const idQuery = t.Object({ id: t.String({ description: 'Document id: a canonical id or a sibling id (`<id>/draft`, ...)' }) }, { additionalProperties: true })
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 
 export function contentRoutes({ db }: AppDeps) {
@@ -24,7 +25,13 @@ export function contentRoutes({ db }: AppDeps) {
         set.headers.etag = JSON.stringify(row.changeVector)
         return present(row)
       },
-      { requires: ['EditContent'], params: team, query: idQuery, response: { 200: t.Record(t.String(), t.Unknown()), ...errors }, detail: { summary: 'Read a canonical or sibling document' } },
+      {
+        requires: ['EditContent'],
+        params: team,
+        query: idQuery,
+        response: { 200: t.Union([DocumentView, ActivityView], { description: 'The document (a canonical, or a draft, scheduled or snapshot sibling), or an activity document' }), ...errors },
+        detail: { summary: 'Read a canonical or sibling document', 'x-etag': true },
+      },
     )
     .post(
       '/content/:activeTeam',
@@ -38,9 +45,10 @@ export function contentRoutes({ db }: AppDeps) {
       {
         requires: ['EditContent'],
         params: team,
+        headers: IfMatch,
         body: DocumentInput,
-        response: { 200: t.Record(t.String(), t.Unknown()), ...errors, 409: ErrorBody },
-        detail: { summary: 'Create or replace a canonical or draft (stamp fields are removed)' },
+        response: { 200: DocumentView, ...errors, 409: ErrorBody },
+        detail: { summary: 'Create or replace a canonical or draft (stamp fields are removed)', 'x-etag': true },
       },
     )
     .patch(
@@ -55,8 +63,8 @@ export function contentRoutes({ db }: AppDeps) {
         params: team,
         query: idQuery,
         body: t.Array(t.Record(t.String(), t.Unknown()), { description: 'RFC 6902 JSON Patch' }),
-        response: { 200: t.Record(t.String(), t.Unknown()), ...errors, 409: ErrorBody },
-        detail: { summary: 'Apply a JSON Patch; stamp fields and __dirtyLocales are protected' },
+        response: { 200: DocumentView, ...errors, 409: ErrorBody },
+        detail: { summary: 'Apply a JSON Patch; stamp fields and __dirtyLocales are protected', 'x-etag': true },
       },
     )
     .post(

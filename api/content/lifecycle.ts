@@ -3,6 +3,7 @@
  * unpublish (restore-to-draft), archive, soft-delete, copy, discard draft, and scheduling.
  * Each id runs in its own transaction and answers one batch item.
  */
+import { parseTimestamp } from '../timestamps'
 import { and, eq } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client'
 import { schedules, type DocumentRow } from '../../db/schema'
@@ -11,7 +12,7 @@ import { badRequest, notFound } from '../errors'
 import { recordUnpublished } from '../webhooks/events'
 import { asDocument, stripStamp } from './document'
 import { batchItemId, draftId, isValidCanonicalId, parseId, scheduledId } from './ids'
-import type { BatchItem } from './model'
+import type { BatchItem, DocumentView } from './model'
 import { loadLive, present } from './service'
 
 export const LIFECYCLE_OPS = ['unpublish', 'archive', 'delete', 'copy', 'discard-draft'] as const
@@ -34,8 +35,11 @@ export function runLifecycle(db: Db, op: LifecycleOp, ctx: Ctx, ids: string[]): 
   })
 }
 
-function requireCanonical(tx: Tx, teamId: string, id: string): DocumentRow {
+function requireCanonicalId(id: string) {
   if (parseId(id).kind !== 'canonical') throw new Refusal('Expected a canonical document id, not a sibling id.')
+}
+
+function requireCanonical(tx: Tx, teamId: string, id: string): DocumentRow {
   const row = loadLive(tx, teamId, id)
   if (!row) throw new Refusal('Document not found.')
   return row
@@ -46,7 +50,14 @@ function takeDown(tx: Tx, row: DocumentRow, flags: { archived?: boolean; deleted
   return saveDoc(tx, { ...row, body: stripStamp(row.body), published: false, ...flags })
 }
 
-function apply(tx: Tx, op: LifecycleOp, { teamId, userId }: Ctx, id: string): Record<string, unknown> | undefined {
+function apply(tx: Tx, op: LifecycleOp, ctx: Ctx, id: string): DocumentView | undefined {
+  requireCanonicalId(id)
+  // Discard draft and delete act on the draft as much as on the canonical, so they also serve a
+  // document that so far only has a draft (README "Restore": a document exists when its live
+  // canonical or its draft exists); the other operations need a live canonical to act on.
+  if (op === 'discard-draft') return discardDraft(tx, ctx.teamId, id)
+  if (op === 'delete') return softDelete(tx, ctx, id)
+  const { teamId, userId } = ctx
   const canonical = requireCanonical(tx, teamId, id)
   switch (op) {
     case 'unpublish': {
@@ -67,26 +78,39 @@ function apply(tx: Tx, op: LifecycleOp, { teamId, userId }: Ctx, id: string): Re
       if (canonical.published) recordUnpublished(tx, { teamId, before: canonical, status: 'archived', userId })
       return present(row)
     }
-    case 'delete': {
-      // Soft delete: revisions are kept; reads and version endpoints answer 404.
-      takeDown(tx, canonical, { deletedAt: new Date().toISOString() })
-      deleteDoc(tx, teamId, draftId(id))
-      deleteDoc(tx, teamId, scheduledId(id))
-      tx.delete(schedules).where(and(eq(schedules.teamId, teamId), eq(schedules.documentId, id))).run()
-      if (canonical.published) recordUnpublished(tx, { teamId, before: canonical, status: 'deleted', userId })
-      return undefined
-    }
     case 'copy': {
       const source = loadDoc(tx, teamId, draftId(id)) ?? canonical
       const copyId = freeCopyId(tx, teamId, id)
       const body = { ...stripStamp(source.body), id: copyId }
       return present(saveDoc(tx, { teamId, id: copyId, canonicalId: copyId, kind: 'canonical', collection: canonical.collection, body, published: false, archived: false, expect: null }))
     }
-    case 'discard-draft': {
-      if (!deleteDoc(tx, teamId, draftId(id))) throw new Refusal('There is no draft to discard.')
-      return undefined
-    }
   }
+}
+
+/** Removes the draft; refuses when there is none (or no document at all). */
+function discardDraft(tx: Tx, teamId: string, id: string): undefined {
+  if (loadLive(tx, teamId, draftId(id))) {
+    deleteDoc(tx, teamId, draftId(id))
+    return undefined
+  }
+  requireCanonical(tx, teamId, id)
+  throw new Refusal('There is no draft to discard.')
+}
+
+/**
+ * Soft delete: the canonical is marked deleted (revisions are kept; reads and version endpoints
+ * answer 404) and its draft and schedule go. A document with only a draft loses the draft; a
+ * canonical that is already soft-deleted is left as it is.
+ */
+function softDelete(tx: Tx, { teamId, userId }: Ctx, id: string): undefined {
+  const canonical = loadLive(tx, teamId, id)
+  if (!canonical && !loadLive(tx, teamId, draftId(id))) throw new Refusal('Document not found.')
+  if (canonical) takeDown(tx, canonical, { deletedAt: new Date().toISOString() })
+  deleteDoc(tx, teamId, draftId(id))
+  deleteDoc(tx, teamId, scheduledId(id))
+  tx.delete(schedules).where(and(eq(schedules.teamId, teamId), eq(schedules.documentId, id))).run()
+  if (canonical?.published) recordUnpublished(tx, { teamId, before: canonical, status: 'deleted', userId })
+  return undefined
 }
 
 function freeCopyId(tx: Tx, teamId: string, id: string): string {
@@ -104,8 +128,8 @@ function freeCopyId(tx: Tx, teamId: string, id: string): string {
  * `publishAt`, stamped with the scheduling user. Replaces an earlier schedule.
  */
 export function schedulePublish(db: Db, input: { teamId: string; userId: string; id: string; publishAt: string }) {
-  const at = Date.parse(input.publishAt)
-  if (!Number.isFinite(at)) throw badRequest('invalid_body', '`publishAt` must be an ISO 8601 timestamp.')
+  const at = parseTimestamp(input.publishAt)
+  if (at === null) throw badRequest('invalid_body', '`publishAt` must be an ISO 8601 timestamp.')
   if (parseId(input.id).kind !== 'canonical') throw badRequest('sibling_id', 'Schedule takes a canonical id.')
   if (!isValidCanonicalId(input.id)) throw badRequest('invalid_id', 'The id is not a valid canonical id.')
   return db.transaction(

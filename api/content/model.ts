@@ -38,15 +38,46 @@ export const Document = t.Object(
 )
 export type Document = Static<typeof Document>
 
+/** What the api adds to every document it serves (`present` in service.ts). */
+export const Metadata = t.Object(
+  {
+    '@collection': t.String(),
+    '@change-vector': t.String({ description: 'The ETag of the document, without quotes' }),
+    '@last-modified': t.String({ description: 'ISO 8601, UTC' }),
+    published: t.Optional(t.Boolean({ description: 'Canonical documents only' })),
+    archived: t.Optional(t.Boolean({ description: 'Canonical documents only' })),
+  },
+  { additionalProperties: true },
+)
+
+/** A canonical or draft as the api serves it: the stored document and its `@metadata`. */
+export const DocumentView = t.Object({ ...Document.properties, '@metadata': Metadata }, { additionalProperties: true })
+export type DocumentView = Static<typeof DocumentView>
+
+/** An activity document (`<id>/activity`), as `GET /content` serves it. */
+export const ActivityView = t.Object(
+  {
+    id: t.String({ description: '`<id>/activity`' }),
+    entries: t.Array(t.Object({ kind: t.String(), at: t.String() }, { additionalProperties: true }), { description: 'Newest last, at most 500' }),
+    '@metadata': Metadata,
+  },
+  { additionalProperties: true },
+)
+
+/** `If-Match: "<change vector>"` (the ETag a read gave) makes a write conditional: 409 when the document moved on. */
+export const IfMatch = t.Object({ 'if-match': t.Optional(t.String({ description: 'The ETag of the last read; the write happens only if the document is still at it (else 409)' })) })
+
 /** Batch result item of spec.md. */
 export const BatchItem = t.Object({
   id: t.String(),
   status: t.Union([t.Literal(0), t.Literal(1)]),
-  document: t.Optional(t.Record(t.String(), t.Unknown())),
+  document: t.Optional(DocumentView),
   reason: t.Optional(t.String()),
 })
 export type BatchItem = Static<typeof BatchItem>
 export const BatchList = t.Array(BatchItem)
+/** A batch failure answered as a list of one (restore's 400/403/404/409 shape). */
+export const FailureList = t.Array(t.Object({ id: t.String({ description: 'Canonical document id' }), status: t.Literal(1), reason: t.String() }), { minItems: 1, maxItems: 1 })
 
 export const ErrorBody = t.Object({ error: t.String(), message: t.String() })
 

@@ -12,11 +12,15 @@ import { getContentType, getTeam } from '../teams/service'
 import { appendActivity, type ActivityEntry } from './activity'
 import { asDocument, changedLocales, dirtyLocales, fieldsChanged, PROTECTED_FIELDS, stripStamp } from './document'
 import { isStorableId, isValidCanonicalId, parseId } from './ids'
-import { Document, DocumentInput } from './model'
+import { Document, DocumentInput, type DocumentView } from './model'
 import { recordChangedInPlace } from '../webhooks/events'
 
 /** A stored row as served: the body plus `@metadata` (collection, change vector, flags). */
-export function present(row: DocumentRow): Record<string, unknown> {
+/**
+ * The document as served: its body and `@metadata`. Typed as a canonical or draft (what every
+ * write and batch answer serves); `GET /content` also serves sibling documents through it.
+ */
+export function present(row: DocumentRow): DocumentView {
   return {
     ...row.body,
     '@metadata': {
@@ -25,7 +29,7 @@ export function present(row: DocumentRow): Record<string, unknown> {
       '@last-modified': row.updatedAt,
       ...(row.kind === 'canonical' ? { published: row.published, archived: row.archived } : {}),
     },
-  }
+  } as DocumentView
 }
 
 /**

@@ -32,7 +32,8 @@ export function historyRoutes({ db }: AppDeps) {
     {
       requires: ['EditContent'],
       params: t.Object({ activeTeam: t.String({ maxLength: 200 }) }),
-      query: t.Object({ id: t.Optional(t.String({ description: 'Canonical id' })) }),
+      // Unknown query parameters are ignored, as on the version list.
+      query: t.Object({ id: t.String({ description: 'Canonical id' }) }, { additionalProperties: true }),
       response: { 200: HistoryResponse, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody },
       detail: { summary: 'History: draft, scheduled publish, active snapshots and the first page of versions' },
     },

@@ -45,6 +45,10 @@ export function getHistory(db: Db, teamId: string, id: string | undefined, now =
       const body = loadDoc(db, teamId, row.id)
       return { ...toRecord(row, now), locales: body ? localesOf(body.body) : [] }
     }),
-    versions: listVersions(db, teamId, id, 0, DEFAULT_PAGE_SIZE),
+    // README "History": `versions` is the first page of GET /content/versions, which refuses a
+    // canonical that is not live (spec.md "Errors": soft-deleted canonicals are refused with 404
+    // although their revisions are kept). The draft keeps the timeline alive, so the section is
+    // the empty page a document that so far only has a draft shows, never the deleted versions.
+    versions: canonical ? listVersions(db, teamId, id, 0, DEFAULT_PAGE_SIZE) : { rows: [], hasMore: false, nextStart: 0 },
   }
 }

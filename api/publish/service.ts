@@ -69,7 +69,9 @@ function publishInTx(tx: Tx, input: PublishInput) {
 
   const from = asDocument(stripStamp(source.body))
   const live = canonical ? asDocument(stripStamp(canonical.body)) : null
-  const locales = input.locales && live ? mergeLocales(live.locales, from.locales, input.locales) : from.locales
+  // contract.md: `locales` publishes only those locales of the draft, whether or not a canonical
+  // exists yet; without one (never published, or soft-deleted) the others simply are not live.
+  const locales = input.locales ? mergeLocales(live?.locales ?? {}, from.locales, input.locales) : from.locales
   const stampedAt = roundTripTimestamp(input.now ?? new Date())
   const body: Document = { ...from, id, locales, __publishedBy: input.stampUserId, __publishedAt: stampedAt }
 
@@ -97,14 +99,17 @@ function mergeLocales(live: Document['locales'], draft: Document['locales'], sel
   return out
 }
 
-/** After a publish the draft keeps only what is still unpublished; a draft equal to the live document goes away. */
+/**
+ * After a publish the draft keeps only what is still unpublished; a draft equal to the live
+ * document goes away. `dirtyLocales` counts a locale live but absent from the draft as dirty,
+ * so a draft that still takes a locale down is kept.
+ */
 function settleDraft(tx: Tx, draft: DocumentRow | null, live: Document) {
   if (!draft) return
   const body = asDocument(draft.body)
   const dirty = dirtyLocales(body, live)
   const sameFields = JSON.stringify(body.fields) === JSON.stringify(live.fields)
-  const sameLocales = Object.keys(body.locales).length === Object.keys(live.locales).length
-  if (dirty.length === 0 && sameFields && sameLocales) {
+  if (dirty.length === 0 && sameFields) {
     deleteDoc(tx, draft.teamId, draft.id)
   } else {
     saveDoc(tx, { ...draft, body: { ...body, __dirtyLocales: dirty }, current: draft })

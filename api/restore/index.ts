@@ -5,7 +5,8 @@
  * Both take their body as raw text (`parse` below) so that an empty or `null` body reaches
  * `parseBody` and gets problem details, as spec.md fixes; Elysia would otherwise answer it itself.
  */
-import { Elysia, t } from 'elysia'
+import { Elysia, t, type Static } from 'elysia'
+import { IfMatch, type BatchItem } from '../content/model'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { parseBody, readRestoreRequest } from './request'
@@ -21,6 +22,9 @@ function expectedDraft(header: string | undefined): string | undefined {
   return header === undefined ? undefined : header.replace(/^"|"$/g, '')
 }
 
+/** `restore` answers only successes (every refusal is thrown), so its item carries the draft. */
+const succeeded = (item: BatchItem) => item as Static<(typeof restoreResponses)[200]>[number]
+
 export function restoreRoutes({ db }: AppDeps) {
   return new Elysia({ detail: { tags: ['restore'] } })
     .use(authGuard(db))
@@ -28,11 +32,12 @@ export function restoreRoutes({ db }: AppDeps) {
       '/content/apply-version/:activeTeam',
       ({ body, headers, caller }) => {
         const cmd = readRestoreRequest(parseBody(raw(body)) as Record<string, unknown>)
-        return [restore(db, caller, cmd, { expectedDraft: expectedDraft(headers['if-match']) })]
+        return [succeeded(restore(db, caller, cmd, { expectedDraft: expectedDraft(headers['if-match']) }))]
       },
       {
         requires: ['EditContent'],
         params: team,
+        headers: IfMatch,
         parse: rawText,
         response: restoreResponses,
         detail: {
@@ -48,11 +53,12 @@ export function restoreRoutes({ db }: AppDeps) {
         const parsed = parseBody(raw(body)) as Record<string, unknown>
         // Same command as apply-version with `kind: "snapshot"`; the path names the kind.
         const cmd = readRestoreRequest({ ...parsed, kind: 'snapshot' })
-        return [restore(db, caller, cmd, { expectedDraft: expectedDraft(headers['if-match']) })]
+        return [succeeded(restore(db, caller, cmd, { expectedDraft: expectedDraft(headers['if-match']) }))]
       },
       {
         requires: ['EditContent'],
         params: team,
+        headers: IfMatch,
         parse: rawText,
         response: restoreResponses,
         detail: { summary: 'Restore a snapshot into the draft; same rules and answers as apply-version', requestBody: requestBody(ApplySnapshotRequest), responses: restoreOpenApiResponses },

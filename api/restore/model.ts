@@ -4,7 +4,7 @@
  * `request.ts` so each refusal keeps the code and shape the spec gives it.
  */
 import { Type as t } from '@sinclair/typebox'
-import { BatchList, ErrorBody } from '../content/model'
+import { DocumentView, ErrorBody, FailureList } from '../content/model'
 
 const Locales = t.Union([t.Array(t.String(), { minItems: 1, maxItems: 64 }), t.Null()], {
   description: '`null` or absent: every locale the source carries. Otherwise a non-empty subset of the team\'s configured locales',
@@ -33,12 +33,14 @@ export const ProblemBody = t.Object({
 
 /** Every answer a restore route gives, per status, for `response:` and OpenAPI. */
 export const restoreResponses = {
-  200: t.Array(BatchList.items, { minItems: 1, maxItems: 1, description: 'One item: `status: 0` and the resulting draft' }),
-  400: t.Union([ProblemBody, ErrorBody, BatchList], { description: 'Problem details, `{error, message}`, or a one-item batch list' }),
+  200: t.Array(t.Object({ id: t.String({ description: 'Canonical document id' }), status: t.Literal(0), document: DocumentView }), {
+    minItems: 1, maxItems: 1, description: 'One item: `status: 0` and the resulting draft (`<id>/draft`)',
+  }),
+  400: t.Union([ProblemBody, ErrorBody, FailureList], { description: 'Problem details, `{error, message}`, or a one-item batch list' }),
   401: ErrorBody,
-  403: t.Union([ErrorBody, BatchList], { description: '`{error: "forbidden"}` from auth, or a batch list (ChangeLiveContent)' }),
-  404: BatchList,
-  409: BatchList,
+  403: t.Union([ErrorBody, FailureList], { description: '`{error: "forbidden"}` from auth, or a batch list (ChangeLiveContent)' }),
+  404: FailureList,
+  409: FailureList,
 }
 
 /**
@@ -53,7 +55,7 @@ export const restoreOpenApiResponses = {
     description: restoreResponses[400].description ?? '',
     content: {
       'application/problem+json': { schema: ProblemBody },
-      'application/json': { schema: t.Union([ErrorBody, BatchList]) },
+      'application/json': { schema: t.Union([ErrorBody, FailureList]) },
     },
   },
 }

@@ -8,7 +8,7 @@
  */
 import type { Conn, Db, Tx } from '../../db/client'
 import type { DocumentRow } from '../../db/schema'
-import { ConcurrencyError, loadDoc, revisionByChangeVector, saveDoc } from '../../db/store'
+import { ConcurrencyError, revisionByChangeVector, saveDoc } from '../../db/store'
 import { loadActivity, saveActivity, type ActivityEntry } from '../content/activity'
 import { asDocument, stripStamp } from '../content/document'
 import { draftId } from '../content/ids'
@@ -66,7 +66,9 @@ export function restore(db: Db, caller: Caller, cmd: RestoreCommand, opts: Resto
     const row = db.transaction(
       (tx) => {
         // The merge read the canonical too (reverted locales); a publish since then refuses as well.
-        if ((loadDoc(tx, caller.teamId, id)?.changeVector ?? null) !== (canonical?.changeVector ?? null)) throw new ConcurrencyError(id)
+        // Read it as `readState` did (`loadLive`): a soft-deleted canonical is absent in both reads,
+        // otherwise its row would never match the `null` read and every retry would be a 409.
+        if ((loadLive(tx, caller.teamId, id)?.changeVector ?? null) !== (canonical?.changeVector ?? null)) throw new ConcurrencyError(id)
         const saved = saveDoc(tx, {
           teamId: caller.teamId, id: draftId(id), canonicalId: id, kind: 'draft', collection,
           body: body as Record<string, unknown>, expect: draft?.changeVector ?? null,
@@ -102,15 +104,18 @@ function readState(tx: Tx, caller: Caller, cmd: RestoreCommand, now: Date, fail:
   if (canonical?.published && !caller.capabilities.has('ChangeLiveContent')) {
     throw fail(403, 'Restoring into the draft of a published document requires the ChangeLiveContent capability.')
   }
-  const source = readSource(tx, teamId, cmd, now, fail)
+  const source = readSource(tx, teamId, cmd, now, fail, canonical !== null)
   return { configured, canonical, draft, source, activity: loadActivity(tx, teamId, id) }
 }
 
-function readSource(conn: Conn, teamId: string, cmd: RestoreCommand, now: Date, fail: Fail): Source {
+function readSource(conn: Conn, teamId: string, cmd: RestoreCommand, now: Date, fail: Fail, live: boolean): Source {
   if (cmd.kind === 'revision') {
     const rev = revisionByChangeVector(conn, teamId, cmd.changeVector)
     // Same refusal for "no such revision" and "a revision of another document" (spec.md 404 row).
-    if (!rev || rev.documentId !== cmd.documentId || !rev.stamped) throw fail(404, 'No such published version of this document.')
+    // Without a live canonical there is no Published Version to restore: spec.md "Errors" refuses
+    // a soft-deleted canonical's versions with 404 although its revisions are kept, so restore
+    // answers like GET /content/version does (a draft written since makes no difference).
+    if (!live || !rev || rev.documentId !== cmd.documentId || !rev.stamped) throw fail(404, 'No such published version of this document.')
     return { body: sourceBody(rev.body), entry: { kind: 'APPLY_REVISION', source: cmd.version } }
   }
   const snap = loadSnapshot(conn, teamId, cmd.snapshotId)

@@ -14,14 +14,14 @@ export const SnapshotRecord = t.Object({
 })
 export type SnapshotRecord = Static<typeof SnapshotRecord>
 
-// Fields are optional in the schema and checked by hand, so a missing one gets its own code.
+// A missing `documentId` or `id` is `400 missing_id` (api/app.ts), not a generic invalid_body.
 export const CreateSnapshotInput = t.Object(
   {
-    documentId: t.Optional(t.String({ maxLength: 512, description: 'Canonical id (required)' })),
+    documentId: t.String({ maxLength: 512, description: 'Canonical id' }),
     name: t.Optional(t.Union([t.String({ maxLength: 200 }), t.Null()])),
     expiresAt: t.Optional(t.Union([t.String({ maxLength: 64, description: 'ISO 8601, in the future' }), t.Null()])),
   },
   { additionalProperties: false },
 )
 export const RenameSnapshotInput = t.Object({ name: t.Union([t.String({ maxLength: 200 }), t.Null()]) }, { additionalProperties: false })
-export const RevokeSnapshotInput = t.Object({ id: t.Optional(t.String({ maxLength: 700 })) }, { additionalProperties: false })
+export const RevokeSnapshotInput = t.Object({ id: t.String({ maxLength: 700, description: 'Snapshot id' }) }, { additionalProperties: false })

@@ -4,6 +4,7 @@
  * `<document_id>/snapshot/<token>`. The body lives in `documents` (kind `snapshot`), the
  * record (name, expiry, revocation) in `snapshots`. Restoring one is `api/restore`.
  */
+import { parseTimestamp } from '../timestamps'
 import { and, desc, eq, sql } from 'drizzle-orm'
 import type { Conn, Db } from '../../db/client'
 import { snapshots, type DocumentRow } from '../../db/schema'
@@ -52,8 +53,8 @@ function readName(name: unknown): string | null {
 
 function readExpiry(expiresAt: unknown, now: Date): string | null {
   if (expiresAt === undefined || expiresAt === null) return null
-  const at = typeof expiresAt === 'string' ? Date.parse(expiresAt) : NaN
-  if (!Number.isFinite(at)) throw badRequest('bad_expiry', '`expiresAt` must be an ISO 8601 timestamp.')
+  const at = parseTimestamp(expiresAt)
+  if (at === null) throw badRequest('bad_expiry', '`expiresAt` must be an ISO 8601 timestamp.')
   if (at <= now.getTime()) throw badRequest('bad_expiry', '`expiresAt` must lie in the future.')
   return new Date(at).toISOString()
 }

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
-import { ErrorBody } from '../content/model'
+import { Document, ErrorBody } from '../content/model'
 import { VersionPage } from './model'
 import { getVersionBody, listVersions, parsePaging, requireCanonical } from './service'
 
@@ -24,7 +24,7 @@ export function versionRoutes({ db }: AppDeps) {
         params: team,
         // Query values stay strings so that every refusal gets spec.md's code, not a generic 422.
         query: t.Object({
-          id: t.Optional(t.String({ description: 'Canonical id' })),
+          id: t.String({ description: 'Canonical id' }),
           start: t.Optional(t.String({ description: 'Raw revision offset, default 0' })),
           pageSize: t.Optional(t.String({ description: 'Default 25, capped at 100' })),
         }, { additionalProperties: true }),
@@ -49,8 +49,8 @@ export function versionRoutes({ db }: AppDeps) {
       {
         requires: ['EditContent'],
         params: team,
-        query: t.Object({ id: t.Optional(t.String()), version: t.Optional(t.String({ description: 'Opaque version reference' })) }, { additionalProperties: true }),
-        response: { 200: t.Record(t.String(), t.Unknown()), ...errors },
+        query: t.Object({ id: t.String({ description: 'Canonical id' }), version: t.String({ description: 'Opaque version reference (`changeVector` of a list entry)' }) }, { additionalProperties: true }),
+        response: { 200: Document, ...errors },
         detail: { summary: 'Read one Published Version for preview' },
       },
     )

@@ -9,6 +9,7 @@ import { parseId } from '../content/ids'
 import { loadLive } from '../content/service'
 import { ACTIVITY_COLLECTION } from '../../db/store'
 import { badRequest, notFound } from '../errors'
+import type { Document } from '../content/model'
 
 export const DEFAULT_PAGE_SIZE = 25
 export const MAX_PAGE_SIZE = 100
@@ -106,5 +107,6 @@ export function getVersionBody(db: Db, teamId: string, id: string, ref: string |
   const rev = revisionByChangeVector(db, teamId, cv)
   if (!rev || rev.documentId !== id || !rev.stamped) throw notFound('No such version of this document.')
   const { '@metadata': _m, Id: _i, ...body } = rev.body
-  return { ...body, id }
+  // A stamped revision is a whole published canonical (spec.md "Version body").
+  return { ...body, id } as Document
 }

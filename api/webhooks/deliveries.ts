@@ -73,7 +73,7 @@ export function listDeliveries(db: Db, teamId: string, id: string, limit = 50) {
   const attempts = rows.length === 0 ? [] : db.select().from(deliveryAttempts)
     .where(inArray(deliveryAttempts.outboxSeq, rows.map((r) => r.seq))).orderBy(deliveryAttempts.id).all()
   return rows.map((r) => ({
-    eventId: r.eventId, eventType: r.eventType, status: r.status, createdAt: new Date(r.createdAt).toISOString(),
+    eventId: r.eventId, eventType: r.eventType as EventType, status: r.status, createdAt: new Date(r.createdAt).toISOString(),
     attempts: attempts.filter((a) => a.outboxSeq === r.seq).map((a) => ({
       attempt: a.attempt, trigger: a.trigger, at: new Date(a.startedAt).toISOString(), statusCode: a.statusCode,
       error: a.error, durationMs: a.durationMs, nextAttemptAt: iso(a.nextAttemptAt),

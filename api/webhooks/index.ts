@@ -5,7 +5,7 @@ import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
 import { listDeliveries, redeliver, testWebhook } from './deliveries'
 import { registerDeliveryMetrics } from './metrics'
-import { DeliveryView, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret } from './model'
+import { DeliveryView, EventTypeSchema, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret } from './model'
 import { createWebhook, deleteWebhook, getWebhookRow, listWebhooks, toRecord, updateWebhook } from './service'
 
 const teamParams = t.Object({ teamId: t.String({ maxLength: 200 }) })
@@ -66,7 +66,8 @@ export function webhookRoutes(deps: AppDeps) {
       },
       {
         requires: ['ManageWebhooks'],
-        params: oneParams, query: t.Object({ eventType: t.Optional(t.String()) }),
+        // Any other value is `400 invalid_event_type` (api/app.ts).
+        params: oneParams, query: t.Object({ eventType: t.Optional(EventTypeSchema) }),
         response: { 200: TestResult, ...errors },
         detail: { summary: 'Send a sample event (documentId `webhook-test`) now and show the answer' },
       },

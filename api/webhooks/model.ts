@@ -12,7 +12,7 @@ export type Provider = (typeof PROVIDERS)[number]
 /** spec.md "Webhook configuration": site.changed is never preselected. */
 export const DEFAULT_EVENTS: EventType[] = ['content.published', 'content.unpublished']
 
-const EventTypeSchema = t.Union([t.Literal('content.published'), t.Literal('content.unpublished'), t.Literal('site.changed')])
+export const EventTypeSchema = t.Union([t.Literal('content.published'), t.Literal('content.unpublished'), t.Literal('site.changed')])
 const ProviderSchema = t.Union([t.Literal('custom'), t.Literal('netlify'), t.Literal('vercel'), t.Literal('github')])
 
 /** Provider extras: a GitHub repository_dispatch needs a token and may name its `event_type`. */
@@ -69,9 +69,12 @@ export const TestResult = t.Object({
   error: t.Optional(t.String()),
 })
 
+/** `scheduled` by the dispatcher, `manual` after a redelivery, `test` from the test endpoint. */
+const TriggerSchema = t.Union([t.Literal('scheduled'), t.Literal('manual'), t.Literal('test')])
+
 export const AttemptView = t.Object({
   attempt: t.Integer(),
-  trigger: t.String(),
+  trigger: TriggerSchema,
   at: t.String(),
   statusCode: t.Union([t.Integer(), t.Null()]),
   error: t.Union([t.String(), t.Null()]),
@@ -80,8 +83,8 @@ export const AttemptView = t.Object({
 })
 export const DeliveryView = t.Object({
   eventId: t.String(),
-  eventType: t.String(),
-  status: t.String(),
+  eventType: EventTypeSchema,
+  status: t.Union([t.Literal('pending'), t.Literal('delivered'), t.Literal('failed')]),
   createdAt: t.String(),
   attempts: t.Array(AttemptView),
 })

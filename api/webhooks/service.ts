@@ -45,6 +45,9 @@ const last4 = (s: string) => s.slice(-4)
  * last four of a 5-character secret would give most of it away (spec.md: never shown again).
  */
 const secretLast4 = (s: string) => (s.length >= MIN_SECRET_LENGTH ? last4(s) : '')
+/** A provider token's last four, only when they are a small part of it (a real GitHub token has 40+). */
+const MIN_TOKEN_SHOWN = 16
+const tokenLast4 = (s: string) => (s.length >= MIN_TOKEN_SHOWN ? last4(s) : '')
 
 /** A stored webhook as management endpoints show it: no secret, no token. */
 export function toRecord(row: WebhookRow): WebhookRecord {
@@ -54,7 +57,7 @@ export function toRecord(row: WebhookRow): WebhookRecord {
     events: row.events as EventType[], secretLast4: secretLast4(row.secret),
     options: {
       ...(options.eventType ? { eventType: options.eventType } : {}),
-      ...(options.token ? { tokenLast4: last4(options.token) } : {}),
+      ...(options.token ? { tokenLast4: tokenLast4(options.token) } : {}),
     },
     createdAt: row.createdAt, updatedAt: row.updatedAt,
   }

@@ -58,7 +58,9 @@ export function toPageNode(id: string, body: Record<string, unknown>, published:
 
 /**
  * Path of `id` in `locale`; `null` when it has none. `lookup` answering `null` means "known
- * to be gone" (a taken-down ancestor: no URL), `undefined` means "missing" (unreliable).
+ * to be gone" (a taken-down ancestor: no URL), `undefined` means "missing" (unreliable). An
+ * ancestor that is not live (archived, unpublished, never published) serves nothing, so neither
+ * do the pages below it: the same rule that gives a taken-down page's children no URL.
  */
 export function pathOf(id: string, locale: string, lookup: Lookup): Path {
   const segments: string[] = []
@@ -69,7 +71,7 @@ export function pathOf(id: string, locale: string, lookup: Lookup): Path {
     seen.add(current)
     const node = lookup(current)
     if (node === undefined) return UNRELIABLE
-    if (node === null) return null
+    if (node === null || !node.published) return null
     const slug = node.slugs[locale]
     if (typeof slug !== 'string') return null
     if (slug !== '') segments.unshift(slug)

@@ -46,6 +46,24 @@ describe('POST /content/{activeTeam}', () => {
     expect(res.body.__dirtyLocales).toEqual(['de', 'en'])
   })
 
+  test('a live locale the draft drops is dirty: draft write, PATCH and a publish with locales that leaves a draft agree', async () => {
+    const live = { en: { title: 'E', slug: 'e' }, de: { title: 'D', slug: 'd' }, fr: { title: 'F', slug: 'f' } }
+    await ctx.call('POST', base, { body: page('pages/drop', live) })
+    await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/drop'] } })
+    // spec.md "Other draft-related fields": removing a locale is an unpublished change too.
+    const written = await ctx.call('POST', base, { body: page('pages/drop/draft', { en: live.en }) })
+    expect(strip(written.body)).toEqual({ ...page('pages/drop/draft', { en: live.en }), __dirtyLocales: ['de', 'fr'] })
+    const patched = await ctx.call('PATCH', `${base}?id=pages/drop/draft`, { body: [{ op: 'add', path: '/locales/fr', value: live.fr }] })
+    expect(patched.body.__dirtyLocales).toEqual(['de'])
+    const partial = await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/drop'], locales: ['en'] } })
+    expect(partial.body[0].document.locales).toEqual(live)
+    expect(strip(await read('pages/drop/draft'))).toEqual({ ...page('pages/drop/draft', { en: live.en, fr: live.fr }), __dirtyLocales: ['de'] })
+    // Publishing the whole draft takes de down, as the dirty set said it would.
+    const whole = await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/drop'] } })
+    expect(whole.body[0].document.locales).toEqual({ en: live.en, fr: live.fr })
+    expect((await ctx.call('GET', `${base}?id=pages/drop/draft`)).status).toBe(404)
+  })
+
   test('editing appends EDIT activity entries per changed locale and a locale-less one for fields', async () => {
     await ctx.call('POST', base, { body: page('pages/act', { en: { title: 'A', slug: 'a' } }) })
     await ctx.call('POST', base, { body: page('pages/act/draft', { en: { title: 'A', slug: 'a' }, de: { title: 'B', slug: 'b' } }, { parent: null }) })
@@ -82,7 +100,7 @@ describe('bad input gets a clear 4xx and writes nothing', () => {
     ['an unknown property', { id: 'pages/x', contentType: 'page', extra: 1 }, 400, 'invalid_body'],
     ['a traversal id', page('../etc/passwd'), 400, 'invalid_id'],
     ['a dot segment', page('pages/./x'), 400, 'invalid_id'],
-    ['a 10 KB id', page('p'.repeat(10_000)), 400, 'invalid_body'],
+    ['a 10 KB id', page('p'.repeat(10_000)), 400, 'invalid_id'],
     ['a sibling id other than draft', page('pages/x/scheduled'), 400, 'invalid_id'],
     ['an unknown content type', { id: 'pages/x', contentType: 'nope' }, 400, 'unknown_content_type'],
     ['an unknown locale', page('pages/x', { xx: { title: 't' } }), 400, 'unknown_locale'],
@@ -271,6 +289,41 @@ describe('lifecycle', () => {
     await ctx.call('POST', base, { body: page('pages/dd') })
     const res = await ctx.call('POST', `/content/discard-draft/${TEAM}`, { body: { ids: ['pages/dd', 'pages/dd'] } })
     expect(res.body).toEqual([{ id: 'pages/dd', status: 0 }, { id: 'pages/dd', status: 1, reason: 'There is no draft to discard.' }])
+  })
+})
+
+describe('a document that so far only has a draft', () => {
+  test('discard-draft discards the draft; a second discard finds no document', async () => {
+    await ctx.call('POST', base, { body: page('pages/dr2/draft') })
+    const res = await ctx.call('POST', `/content/discard-draft/${TEAM}`, { body: { ids: ['pages/dr2', 'pages/dr2'] } })
+    expect(res.body).toEqual([{ id: 'pages/dr2', status: 0 }, { id: 'pages/dr2', status: 1, reason: 'Document not found.' }])
+    expect((await ctx.call('GET', `${base}?id=pages/dr2/draft`)).status).toBe(404)
+  })
+
+  test('delete removes the draft and its schedule; nothing else remains', async () => {
+    await ctx.call('POST', base, { body: page('pages/dr3/draft') })
+    const publishAt = new Date(Date.now() + 3_600_000).toISOString()
+    expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/dr3', publishAt } })).status).toBe(201)
+    const res = await ctx.call('POST', `/content/delete/${TEAM}`, { body: { ids: ['pages/dr3', 'pages/dr3'] } })
+    expect(res.body).toEqual([{ id: 'pages/dr3', status: 0 }, { id: 'pages/dr3', status: 1, reason: 'Document not found.' }])
+    for (const id of ['pages/dr3', 'pages/dr3/draft', 'pages/dr3/scheduled']) {
+      expect({ id, status: (await ctx.call('GET', `${base}?id=${id}`)).status }).toEqual({ id, status: 404 })
+    }
+    expect((await ctx.call('GET', `/content/history/${TEAM}?id=pages/dr3`)).status).toBe(404)
+  })
+
+  test('a draft written after the canonical was soft-deleted can be discarded or deleted too', async () => {
+    for (const op of ['discard-draft', 'delete']) {
+      const id = `pages/reborn-${op}`
+      await ctx.call('POST', base, { body: page(id) })
+      await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })
+      await ctx.call('POST', `/content/delete/${TEAM}`, { body: { ids: [id] } })
+      await ctx.call('POST', base, { body: page(`${id}/draft`) })
+      const res = await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: [id] } })
+      expect({ op, body: res.body }).toEqual({ op, body: [{ id, status: 0 }] })
+      expect((await ctx.call('GET', `${base}?id=${id}/draft`)).status).toBe(404)
+      expect(countRevisions(ctx.db, TEAM, id)).toBe(1)
+    }
   })
 })
 

@@ -33,7 +33,7 @@ test('the full timeline: draft, scheduled, active snapshots newest first (revoke
   const versions = await ok(ctx.call('GET', `/content/versions/${TEAM}?id=${ID}`))
   expect(body).toEqual({
     id: ID,
-    draft: { id: `${ID}/draft`, updatedAt: draft['@metadata']['@last-modified'], locales: ['en', 'de'], dirtyLocales: ['en'] },
+    draft: { id: `${ID}/draft`, updatedAt: draft['@metadata']['@last-modified'], locales: ['en', 'de'], dirtyLocales: ['en', 'fr'] },
     scheduled: { id: `${ID}/scheduled`, publishAt, scheduledBy: 'u-editor', locales: ['en', 'de'] },
     snapshots: [
       { ...third, locales: ['en', 'de'] },
@@ -69,4 +69,20 @@ test('errors: missing_id, sibling_id (an activity id too), not_found, auth', asy
   expect((await ctx.call('GET', `/content/history/${TEAM}?id=${ID}`, { token: null })).status).toBe(401)
   expect((await ctx.call('GET', `/content/history/${TEAM}?id=${ID}`, { token: TOKENS.outsider })).status).toBe(403)
   expect((await history(`${ID}/activity`)).body.error).toBe('sibling_id')
+})
+
+test('a soft-deleted canonical with a draft written since: the draft, and no versions, as GET /content/versions refuses them', async () => {
+  await publishedTwice(ctx)
+  expect(await ok(ctx.call('POST', `/content/delete/${TEAM}`, { body: { ids: [ID] } }))).toEqual([{ id: ID, status: 0 }])
+  // Nothing of the document remains: 404 like the version list.
+  expect((await history(ID)).body).toEqual({ error: 'not_found', message: 'Document not found.' })
+  const draft = await put(ctx, DRAFT)
+  expect(await ok(history(ID))).toEqual({
+    id: ID,
+    draft: { id: `${ID}/draft`, updatedAt: draft['@metadata']['@last-modified'], locales: ['en', 'de'], dirtyLocales: ['de', 'en'] },
+    scheduled: null,
+    snapshots: [],
+    versions: { rows: [], hasMore: false, nextStart: 0 },
+  })
+  expect((await ctx.call('GET', `/content/versions/${TEAM}?id=${ID}`)).body).toEqual({ error: 'not_found', message: 'Document not found.' })
 })

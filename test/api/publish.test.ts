@@ -64,6 +64,27 @@ describe('POST /content/publish/{activeTeam}', () => {
     expect(versions.body.rows[0].locales).toEqual(['en', 'de', 'fr'])
   })
 
+  test('locales on a never-published document: only those locales go live, the others stay dirty in the draft', async () => {
+    const fields = { parent: 'pages/home' }
+    const en = { title: 'EN', slug: 'pl1' }
+    const de = { title: 'DE NOT READY', slug: 'pl1-de' }
+    await ctx.call('POST', base, { body: { id: 'pages/pl1/draft', contentType: 'page', fields, locales: { en, de } } })
+    const res = await publish({ ids: ['pages/pl1'], locales: ['en'] })
+    const { '@metadata': _m, ...live } = res.body[0].document
+    expect({ status: res.status, item: { ...res.body[0], document: live } }).toEqual({
+      status: 200,
+      item: {
+        id: 'pages/pl1', status: 0,
+        document: { id: 'pages/pl1', contentType: 'page', fields, locales: { en }, __publishedBy: 'u-editor', __publishedAt: expect.stringMatching(STAMP_TIME) },
+      },
+    })
+    // As with an existing canonical: the draft stays, holding what is still unpublished.
+    const { '@metadata': _d, ...draft } = await read('pages/pl1/draft')
+    expect(draft).toEqual({ id: 'pages/pl1/draft', contentType: 'page', fields, locales: { en, de }, __dirtyLocales: ['de'] })
+    const versions = await ctx.call('GET', `/content/versions/${TEAM}?id=pages/pl1`)
+    expect(versions.body.rows.map((r: { locales: string[] }) => r.locales)).toEqual([['en']])
+  })
+
   test('refusals are batch items with status 1 and a reason; the others still publish', async () => {
     await ctx.call('POST', base, { body: { id: 'pages/ok', contentType: 'page' } })
     const res = await publish({ ids: ['pages/ok', 'pages/missing', 'pages/ok/draft'] })

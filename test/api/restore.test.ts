@@ -2,10 +2,10 @@
  * spec.md "Restore semantics (shared with snapshot restore)", rule by rule, through HTTP.
  * Error rows are in restore-errors.test.ts; races in restore-race.test.ts.
  */
-import { afterEach, beforeEach, expect, test } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 import {
-  activity, applySnapshot, applyVersion, bare, cv, DRAFT, ID, ok, publishedTwice, put, read, V1, V2, versionRefs,
+  activity, applySnapshot, applyVersion, bare, cv, DRAFT, ID, ok, publish, publishedTwice, put, read, V1, V2, versionRefs,
 } from '../restore/fixtures'
 
 let ctx: TestContext
@@ -52,7 +52,8 @@ test('rule 1: `locales: null` is the whole restore too', async () => {
 test('rule 2: a locale list takes only those locales from the source; the rest keep their pre-restore state', async () => {
   const { v1 } = await publishedTwice(ctx)
   const before = await put(ctx, DRAFT)
-  expect(before.__dirtyLocales).toEqual(['en'])
+  // The draft changed en and dropped the live fr: both carry unpublished changes.
+  expect(before.__dirtyLocales).toEqual(['en', 'fr'])
   const [item] = await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales: ['de'] }))
   expect(bare(item.document)).toEqual({
     id: `${ID}/draft`, contentType: 'page',
@@ -62,7 +63,7 @@ test('rule 2: a locale list takes only those locales from the source; the rest k
       de: V1.locales.de, // listed: from the source
       fr: V2.locales.fr, // neither source nor draft carried it: from the canonical
     },
-    __dirtyLocales: ['de', 'en'], // pre-restore dirty set ∪ restored locales
+    __dirtyLocales: ['de', 'en', 'fr'], // pre-restore dirty set ∪ restored locales, to the letter
   })
 })
 
@@ -190,4 +191,51 @@ test('a translator (EditContent only) restores into a never-published document',
   const [item] = await ok(applySnapshot(ctx, { snapshotId: snap.id, locales: ['en'] }, { token: TOKENS.translator }))
   expect(item).toMatchObject({ id: 'pages/new', status: 0 })
   expect(bare(item.document).locales).toEqual(V1.locales)
+})
+
+/**
+ * A soft-deleted canonical counts as absent throughout the restore (README: a document exists
+ * for restore when its live canonical or its draft exists): the read and the conditional write
+ * agree on that, so a restore into a draft written since lands instead of a 409 on every retry.
+ */
+describe('a soft-deleted canonical with a draft written since', () => {
+  const GONE = 'pages/l2'
+  async function deletedWithDraft() {
+    await put(ctx, { ...V1, id: GONE })
+    await publish(ctx, GONE)
+    const [ref] = await versionRefs(ctx, GONE)
+    const snap = await ok(ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: GONE } }), 201)
+    expect(await ok(ctx.call('POST', `/content/delete/${TEAM}`, { body: { ids: [GONE] } }))).toEqual([{ id: GONE, status: 0 }])
+    const draft = await put(ctx, { id: `${GONE}/draft`, contentType: 'page', fields: { parent: null }, locales: { en: { title: 'New life', slug: 'l2' } } })
+    return { ref: ref!, snap, draft }
+  }
+
+  test('a snapshot restores into the draft, whole or by locale, and the canonical stays deleted', async () => {
+    const { snap, draft } = await deletedWithDraft()
+    expect(draft.__dirtyLocales).toEqual(['en']) // nothing is live to compare with
+    const [byLocale] = await ok(applySnapshot(ctx, { snapshotId: snap.id, locales: ['de'] }))
+    expect(byLocale).toEqual({ id: GONE, status: 0, document: expect.any(Object) })
+    expect(bare(byLocale.document)).toEqual({
+      id: `${GONE}/draft`, contentType: 'page', fields: V1.fields,
+      locales: { en: { title: 'New life', slug: 'l2' }, de: V1.locales.de },
+      __dirtyLocales: ['de', 'en'],
+    })
+    const [whole] = await ok(applyVersion(ctx, { kind: 'snapshot', snapshotId: snap.id }))
+    // Rule 1 with no live canonical: nothing to revert from, the source is the whole draft.
+    expect(bare(whole.document)).toEqual({ id: `${GONE}/draft`, contentType: 'page', fields: V1.fields, locales: V1.locales, __dirtyLocales: ['de', 'en'] })
+    expect((await read(ctx, GONE)).status).toBe(404)
+    expect((await ctx.call('GET', `/content/versions/${TEAM}?id=${GONE}`)).status).toBe(404)
+  })
+
+  test('a version of the deleted canonical is 404, as the version endpoints answer, and the draft is untouched', async () => {
+    const { ref, draft } = await deletedWithDraft()
+    for (const locales of [null, ['de']]) {
+      const res = await applyVersion(ctx, { kind: 'revision', documentId: GONE, version: ref, locales })
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 404, body: [{ id: GONE, status: 1, reason: 'No such published version of this document.' }],
+      })
+    }
+    expect((await ctx.call('GET', `/content/version/${TEAM}?id=${GONE}&version=${ref}`)).status).toBe(404)
+    expect((await read(ctx, `${GONE}/draft`)).body).toEqual(draft)
+  })
 })

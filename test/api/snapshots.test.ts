@@ -66,6 +66,8 @@ test('create errors', async () => {
     [{ documentId: 'pages/../x' }, 400, 'invalid_id'],
     [{ documentId: ID, expiresAt: 'tomorrow-ish' }, 400, 'bad_expiry'],
     [{ documentId: ID, expiresAt: '2000-01-01T00:00:00Z' }, 400, 'bad_expiry'],
+    // An impossible calendar date is refused, not rolled over to March 3rd.
+    [{ documentId: ID, expiresAt: '2030-02-31T00:00:00Z' }, 400, 'bad_expiry'],
     [{ documentId: ID, name: 'x'.repeat(201) }, 400, 'invalid_body'],
     [{ documentId: 'pages/nope' }, 404, 'not_found'],
   ]

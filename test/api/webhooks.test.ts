@@ -105,6 +105,9 @@ test('github keeps its token out of every answer', async () => {
   expect(res.status).toBe(201)
   expect(res.body.options).toEqual({ eventType: 'cms', tokenLast4: '9876' })
   expect(res.text).not.toContain('ghp_secret_token')
+  // A short token would be shown whole by its last four: it shows nothing.
+  const short = await ctx.call('PATCH', `${base}/${res.body.id}`, { token: TOKENS.webhooks, body: { options: { token: 'abc' } } })
+  expect({ status: short.status, options: short.body.options }).toEqual({ status: 200, options: { eventType: 'cms', tokenLast4: '' } })
 })
 
 test('401 without a token, 403 without ManageWebhooks or for another team, 404 for an unknown id', async () => {

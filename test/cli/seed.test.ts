@@ -54,3 +54,30 @@ test('an invalid seed file fails with a message and exit code 1', () => {
   expect(res.code).toBe(1)
   expect(res.err).toContain('Invalid seed file')
 })
+
+test('bun run cli push-index <file> works without a team on a one-team database (contract.md), and asks for one otherwise', () => {
+  const index = join(dir, 'index.json')
+  writeFileSync(index, JSON.stringify({ fields: ['title'] }))
+  const push = (path: string, ...team: string[]) => {
+    const proc = Bun.spawnSync(['bun', 'run', 'cli', 'push-index', index, ...team], { cwd: root, env: { ...process.env, DATABASE_PATH: path } })
+    return { code: proc.exitCode, out: proc.stdout.toString(), err: proc.stderr.toString() }
+  }
+  const one = testSeed() as { teams: unknown[] }
+  one.teams = one.teams.slice(0, 1)
+  const oneFile = join(dir, 'one-team.json')
+  writeFileSync(oneFile, JSON.stringify(one))
+  const onePath = join(dir, 'one-team.db')
+  expect(runSeed(oneFile, onePath).code).toBe(0)
+  const pushed = push(onePath)
+  expect(pushed.code).toBe(0)
+  expect(JSON.parse(pushed.out)).toMatchObject({ ok: true, indexGeneration: 1 })
+
+  const twoFile = join(dir, 'two-teams.json')
+  writeFileSync(twoFile, JSON.stringify(testSeed()))
+  const twoPath = join(dir, 'two-teams.db')
+  expect(runSeed(twoFile, twoPath).code).toBe(0)
+  const refused = push(twoPath)
+  expect(refused.code).toBe(1)
+  expect(refused.err).toContain('name the team: the database holds 2 teams')
+  expect(JSON.parse(push(twoPath, 'acme').out)).toMatchObject({ ok: true, indexGeneration: 1 })
+})

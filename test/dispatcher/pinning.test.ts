@@ -3,8 +3,8 @@
  * whatever a second DNS lookup answers (rebinding). The host name stays in `Host` and in TLS.
  * The receiver is a real TLS server on 127.0.0.1 with a certificate for `hook.test`
  * (test/fixtures/tls, self-signed). The check must see a public address, so the test's DNS
- * answers 203.0.113.7 and the test's network (a fetch wrapper) carries that address to
- * 127.0.0.1 (and 203.0.113.9 to 127.0.0.2, where nothing listens) and trusts the fixture's CA;
+ * answers 93.184.215.14 and the test's network (a fetch wrapper) carries that address to
+ * 127.0.0.1 (and 93.184.215.15 to 127.0.0.2, where nothing listens) and trusts the fixture's CA;
  * everything else is the real fetch.
  */
 import { afterAll, expect, test } from 'bun:test'
@@ -27,9 +27,9 @@ const server = Bun.serve({
 })
 afterAll(() => server.stop(true))
 
-const PUBLIC = '203.0.113.7'
+const PUBLIC = '93.184.215.14'
 /** An address of the test's network where nothing listens (127.0.0.2: the receiver is bound to .1). */
-const DEAD = '203.0.113.9'
+const DEAD = '93.184.215.15'
 /** What deliverOnce asked fetch to connect to, per call. */
 const asked: { url: string; tls: unknown }[] = []
 const network: typeof fetch = Object.assign(
@@ -44,7 +44,7 @@ const webhook = (target: string) => ({ provider: 'custom' as const, target, secr
 const outgoing = (target: string) => ({ webhook: webhook(target), payload: '{"v":2,"eventType":"content.published"}', eventType: 'content.published', eventId: 'e-pin' })
 
 test('pinnedRequest connects to the address and keeps the name for Host and TLS', () => {
-  expect(pinnedRequest('https://hook.test:8443/a/b?c=1', '203.0.113.7')).toEqual({ url: 'https://203.0.113.7:8443/a/b?c=1', host: 'hook.test:8443', serverName: 'hook.test' })
+  expect(pinnedRequest('https://hook.test:8443/a/b?c=1', '93.184.215.14')).toEqual({ url: 'https://93.184.215.14:8443/a/b?c=1', host: 'hook.test:8443', serverName: 'hook.test' })
   expect(pinnedRequest('https://Hook.Test/x', '2606:4700::1')).toEqual({ url: 'https://[2606:4700::1]/x', host: 'hook.test', serverName: 'hook.test' })
 })
 

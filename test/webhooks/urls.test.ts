@@ -18,6 +18,9 @@ test('pathOf: root, nested, missing slug, cycle and missing ancestor', () => {
   expect(pathOf('b', 'fr', lookup)).toBeNull()
   expect(typeof pathOf('x', 'en', lookup)).toBe('symbol') // cycle
   expect(typeof pathOf('orphan', 'en', lookup)).toBe('symbol') // missing ancestor
+  // An ancestor that is not live (archived, unpublished) serves nothing below it.
+  const hidden = tree(home, page('p', 'home', { en: 'p' }, false), page('k', 'p', { en: 'k' }))
+  expect(pathOf('k', 'en', (id) => hidden.get(id))).toBeNull()
 })
 
 const cases: [string, Partial<UrlInput>, ReturnType<typeof computeUrls>][] = [
@@ -47,6 +50,9 @@ const cases: [string, Partial<UrlInput>, ReturnType<typeof computeUrls>][] = [
   ['missing ancestor: site scope', { after: page('about', 'nowhere', { en: 'about' }) }, { url: '', urls: {}, previousUrls: [], scope: 'site' }],
   ['cycle: site scope', { after: page('about', 'loop', { en: 'about' }), others: tree(home, page('loop', 'about', { en: 'loop' })) },
     { url: '', urls: {}, previousUrls: [], scope: 'site' }],
+  ['published under an archived parent: no URL, as the archive event said (its previousUrls listed the child)', {
+    documentId: 'k', after: page('k', 'p', { en: 'k' }), others: tree(home, page('p', 'home', { en: 'p' }, false)),
+  }, { url: '', urls: {}, previousUrls: [], scope: 'document' }],
   ['home page itself', { documentId: 'home', before: home, after: home, others: tree() }, { url: '/', urls: { en: '/', de: '/', fr: '/' }, previousUrls: [], scope: 'document' }],
 ]
 

@@ -1,0 +1,19 @@
+/**
+ * Timestamps clients send (`publishAt`, `expiresAt`): ISO 8601. `Date.parse` rolls an impossible
+ * calendar date over (`2030-02-31` becomes March 3rd); such a date is refused instead.
+ */
+const DATE = /^(\d{4})-(\d{2})-(\d{2})(?=$|T)/
+
+/** Milliseconds since the epoch, or `null` when `text` is not a real timestamp. */
+export function parseTimestamp(text: unknown): number | null {
+  if (typeof text !== 'string') return null
+  const at = Date.parse(text)
+  if (!Number.isFinite(at)) return null
+  const ymd = DATE.exec(text)
+  if (ymd) {
+    const [year, month, day] = [Number(ymd[1]), Number(ymd[2]), Number(ymd[3])]
+    const date = new Date(Date.UTC(year, month - 1, day))
+    if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null
+  }
+  return at
+}

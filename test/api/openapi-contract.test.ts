@@ -1,0 +1,138 @@
+/**
+ * What a generated client reads in /swagger/json holds at runtime: required parameters are
+ * required in the document and a missing one gets spec.md's own code; every body-taking
+ * operation declares the 413 the app answers; maps and integers are typed; the ETag/If-Match
+ * pair is declared; a response that breaks its declared schema is our 500, never the caller's 400.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Elysia, t } from 'elysia'
+import { errorResponse } from '../../api/app'
+import { createLogger } from '../../api/log'
+import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+
+let ctx: TestContext
+let doc: any
+beforeAll(async () => {
+  ctx = await createTestContext()
+  doc = (await ctx.call('GET', '/swagger/json', { token: null })).body
+})
+afterAll(() => ctx.close())
+
+const param = (path: string, method: string, name: string) => doc.paths[path][method].parameters.find((p: any) => p.name === name)
+const err = (code: string) => ({ error: code, message: expect.any(String) })
+
+describe('required parameters: required in the document, spec.md codes at runtime', () => {
+  test.each([
+    ['/content/{activeTeam}', 'get', 'id'], ['/content/{activeTeam}', 'patch', 'id'], ['/content/versions/{activeTeam}', 'get', 'id'],
+    ['/content/version/{activeTeam}', 'get', 'id'], ['/content/version/{activeTeam}', 'get', 'version'],
+    ['/content/history/{activeTeam}', 'get', 'id'], ['/content/snapshots/{activeTeam}', 'patch', 'id'],
+  ])('%s %s ?%s is required', (path, method, name) => {
+    expect(param(path, method, name)).toMatchObject({ in: 'query', required: true })
+  })
+
+  test('snapshot bodies require their id', () => {
+    const body = (path: string) => doc.paths[path].post.requestBody.content['application/json'].schema
+    expect(body('/content/snapshots/{activeTeam}').required).toContain('documentId')
+    expect(body('/content/snapshots/revoke/{activeTeam}').required).toContain('id')
+  })
+
+  test.each([
+    ['GET', `/content/${TEAM}`, undefined, 'missing_id'],
+    ['PATCH', `/content/${TEAM}`, [], 'missing_id'],
+    ['GET', `/content/version/${TEAM}?version=QQ`, undefined, 'missing_id'],
+    ['GET', `/content/version/${TEAM}?id=pages/home`, undefined, 'bad_reference'],
+    ['POST', `/content/snapshots/${TEAM}`, {}, 'missing_id'],
+    ['POST', `/content/snapshots/revoke/${TEAM}`, {}, 'missing_id'],
+    ['POST', `/content/${TEAM}`, { id: 'p'.repeat(513), contentType: 'page' }, 'invalid_id'],
+    ['POST', `/content/schedule/${TEAM}`, { id: 'p'.repeat(513), publishAt: '2099-01-01T00:00:00Z' }, 'invalid_id'],
+    ['POST', `/content/snapshots/${TEAM}`, { documentId: 'p'.repeat(513) }, 'invalid_id'],
+    ['POST', `/content/${TEAM}`, { id: 42, contentType: 'page' }, 'invalid_body'],
+  ])('%s %s without/with a bad id → 400 %#', async (method, url, body, code) => {
+    const res = await ctx.call(method, url, { body })
+    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: err(code as string) })
+  })
+
+  test('the test endpoint documents its event types and refuses others with invalid_event_type', async () => {
+    expect(param('/teams/{teamId}/webhooks/{id}/test', 'post', 'eventType').schema.anyOf.map((s: any) => s.const)).toEqual(['content.published', 'content.unpublished', 'site.changed'])
+    const res = await ctx.call('POST', `/teams/${TEAM}/webhooks/nope/test?eventType=content.updated`, { token: TOKENS.webhooks })
+    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: err('invalid_event_type') })
+  })
+})
+
+test('an impossible calendar date is refused, not rolled over (publishAt and expiresAt)', async () => {
+  const schedule = await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/home', publishAt: '2031-02-31T10:00:00Z' } })
+  expect({ status: schedule.status, body: schedule.body }).toEqual({ status: 400, body: err('invalid_body') })
+  const snapshot = await ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: 'pages/home', expiresAt: '2030-02-31T00:00:00Z' } })
+  expect({ status: snapshot.status, body: snapshot.body }).toEqual({ status: 400, body: err('bad_expiry') })
+  expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/home', publishAt: '2031-02-28T10:00:00Z' } })).status).toBe(201)
+})
+
+test('history ignores unknown query parameters like the version list', async () => {
+  expect((await ctx.call('GET', `/content/history/${TEAM}?id=pages/home&start=5&cb=1`)).status).toBe(200)
+})
+
+test('every operation that takes a body declares 413 payload_too_large', () => {
+  const withBody = Object.entries<any>(doc.paths).flatMap(([path, ops]) => Object.entries<any>(ops).filter(([, op]) => op.requestBody).map(([m, op]) => [`${m} ${path}`, op]))
+  expect(withBody.length).toBeGreaterThan(15)
+  for (const [name, op] of withBody) {
+    expect({ name, schema: op.responses['413']?.content['application/json'].schema.required }).toEqual({ name, schema: ['error', 'message'] })
+  }
+})
+
+test('maps are additionalProperties and integers are integers, so generators type them', () => {
+  const text = JSON.stringify(doc)
+  expect(text).not.toContain('patternProperties')
+  expect(text).not.toContain('"format":"integer"')
+  const fallbacks = doc.paths['/teams/{teamId}/localization'].put.responses['200'].content['application/json'].schema.properties.fallbacks
+  expect(fallbacks).toMatchObject({ type: 'object', additionalProperties: { type: 'string' } })
+  expect(doc.paths['/teams/{teamId}/content-index'].put.responses['200'].content['application/json'].schema.properties.indexGeneration.type).toBe('integer')
+})
+
+test('documents are typed: id, contentType, fields, locales and @metadata; restore items are one success or one failure', () => {
+  const schema = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].schema
+  for (const [path, method] of [['/content/{activeTeam}', 'post'], ['/content/{activeTeam}', 'patch']]) {
+    expect(schema(path, method, '200').required).toEqual(['id', 'contentType', 'fields', 'locales', '@metadata'])
+  }
+  expect(schema('/content/version/{activeTeam}', 'get', '200').required).toEqual(['id', 'contentType', 'fields', 'locales'])
+  const restored = schema('/content/apply-version/{activeTeam}', 'post', '200')
+  expect(restored).toMatchObject({ minItems: 1, maxItems: 1, items: { required: ['id', 'status', 'document'], properties: { status: { const: 0 } } } })
+  expect(schema('/content/apply-version/{activeTeam}', 'post', '409')).toMatchObject({ minItems: 1, maxItems: 1, items: { properties: { status: { const: 1 } } } })
+  const log = schema('/teams/{teamId}/webhooks/{id}/deliveries', 'get', '200').items.properties
+  expect(log.status.anyOf.map((s: any) => s.const)).toEqual(['pending', 'delivered', 'failed'])
+})
+
+test('ETag and If-Match are declared where the api uses them', () => {
+  for (const [path, method] of [['/content/{activeTeam}', 'get'], ['/content/{activeTeam}', 'post'], ['/content/{activeTeam}', 'patch']]) {
+    expect(doc.paths[path][method].responses['200'].headers.ETag.schema).toEqual({ type: 'string' })
+  }
+  for (const path of ['/content/{activeTeam}', '/content/apply-version/{activeTeam}', '/content/apply-snapshot/{activeTeam}']) {
+    expect(param(path, 'post', 'if-match')).toMatchObject({ in: 'header', required: false })
+  }
+})
+
+test('a response that breaks its declared schema is a 500 internal error, not a 400 for the caller', async () => {
+  const errors: unknown[] = []
+  const log = Object.assign(createLogger('silent', 'test'), { error: (o: unknown) => void errors.push(o) })
+  const app = new Elysia({ normalize: false })
+    .onError(({ error, code }) => errorResponse(error, code, log as never))
+    .get('/broken', () => ({ id: 1 }) as never, { response: { 200: t.Object({ id: t.String() }) } })
+  const res = await app.handle(new Request('http://localhost/broken'))
+  expect({ status: res.status, body: await res.json() }).toEqual({ status: 500, body: { error: 'internal', message: 'Internal error.' } })
+  expect(errors).toHaveLength(1)
+})
+
+test('a body nested deeper than 100 levels is 400 invalid_body and writes nothing (it was a 500)', async () => {
+  const deep = (n: number) => '['.repeat(n) + ']'.repeat(n)
+  const raw = (method: string, url: string, text: string) =>
+    ctx.app.handle(new Request(`http://localhost${url}`, { method, headers: { authorization: `Bearer ${TOKENS.editor}`, 'content-type': 'application/json' }, body: text }))
+  for (const [method, url, text] of [
+    ['POST', `/content/${TEAM}`, `{"id":"pages/deep","contentType":"page","fields":{"x":${deep(40_000)}}}`],
+    ['PATCH', `/content/${TEAM}?id=pages/home`, `[{"op":"add","path":"/fields/x","value":${deep(40_000)}}]`],
+  ] as const) {
+    const res = await raw(method, url, text)
+    expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: err('invalid_body') })
+  }
+  expect((await ctx.call('GET', `/content/${TEAM}?id=pages/deep`)).status).toBe(404)
+  const fine = await ctx.call('POST', `/content/${TEAM}`, { body: { id: 'pages/nested', contentType: 'page', fields: { x: JSON.parse(deep(90)) } } })
+  expect(fine.status).toBe(200)
+})
