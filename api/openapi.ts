@@ -17,6 +17,7 @@
  * - Elysia's coercing `t.Integer`/`t.Numeric` (an integer, or a string holding one, for query
  *   text) is documented as the number it is.
  */
+import { ErrorBody } from './content/model'
 
 /** Media types the API reads and writes. */
 const MEDIA_TYPES = new Set(['application/json', 'application/problem+json', 'text/plain; version=0.0.4'])
@@ -33,8 +34,6 @@ const STATUS_TEXT: Record<string, string> = {
   409: 'Conflict: the document changed meanwhile',
   413: 'Body larger than MAX_BODY_BYTES: `{error: "payload_too_large", message}`',
 }
-
-import { ErrorBody } from './content/model'
 
 type Json = Record<string, any>
 
