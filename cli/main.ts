@@ -16,6 +16,9 @@ if (!file || !(command === 'seed' || command === 'push-index')) {
   console.error(usage)
   process.exit(2)
 }
+const config = loadConfig()
+const db = openDb(config.databasePath)
+
 /** The team of a one-team database; with several, the command must name one. */
 function onlyTeam(): string {
   const ids = (db.$client.query('SELECT id FROM teams ORDER BY id').all() as { id: string }[]).map((t) => t.id)
@@ -23,8 +26,6 @@ function onlyTeam(): string {
   return ids[0]!
 }
 
-const config = loadConfig()
-const db = openDb(config.databasePath)
 try {
   const input = await Bun.file(file).json()
   const report = command === 'seed' ? seed(db, null, input) : pushContentIndex(db, { teamId: teamId ?? onlyTeam(), userId: 'cli' }, input)

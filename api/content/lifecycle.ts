@@ -3,12 +3,12 @@
  * unpublish (restore-to-draft), archive, soft-delete, copy, discard draft, and scheduling.
  * Each id runs in its own transaction and answers one batch item.
  */
-import { parseTimestamp } from '../timestamps'
 import { and, eq } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client'
 import { schedules, type DocumentRow } from '../../db/schema'
 import { deleteDoc, loadDoc, saveDoc } from '../../db/store'
 import { badRequest, notFound } from '../errors'
+import { parseTimestamp } from '../timestamps'
 import { recordUnpublished } from '../webhooks/events'
 import { asDocument, stripStamp } from './document'
 import { batchItemId, draftId, isValidCanonicalId, parseId, scheduledId } from './ids'
@@ -89,10 +89,7 @@ function apply(tx: Tx, op: LifecycleOp, ctx: Ctx, id: string): DocumentView | un
 
 /** Removes the draft; refuses when there is none (or no document at all). */
 function discardDraft(tx: Tx, teamId: string, id: string): undefined {
-  if (loadLive(tx, teamId, draftId(id))) {
-    deleteDoc(tx, teamId, draftId(id))
-    return undefined
-  }
+  if (deleteDoc(tx, teamId, draftId(id))) return undefined
   requireCanonical(tx, teamId, id)
   throw new Refusal('There is no draft to discard.')
 }

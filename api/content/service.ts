@@ -15,9 +15,8 @@ import { isStorableId, isValidCanonicalId, parseId } from './ids'
 import { Document, DocumentInput, type DocumentView } from './model'
 import { recordChangedInPlace } from '../webhooks/events'
 
-/** A stored row as served: the body plus `@metadata` (collection, change vector, flags). */
 /**
- * The document as served: its body and `@metadata`. Typed as a canonical or draft (what every
+ * A stored row as served: its body and `@metadata` (collection, change vector, flags). Typed as a canonical or draft (what every
  * write and batch answer serves); `GET /content` also serves sibling documents through it.
  */
 export function present(row: DocumentRow): DocumentView {

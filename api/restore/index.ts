@@ -5,8 +5,8 @@
  * Both take their body as raw text (`parse` below) so that an empty or `null` body reaches
  * `parseBody` and gets problem details, as spec.md fixes; Elysia would otherwise answer it itself.
  */
-import { Elysia, t, type Static } from 'elysia'
-import { IfMatch, type BatchItem } from '../content/model'
+import { Elysia, t } from 'elysia'
+import { IfMatch } from '../content/model'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { parseBody, readRestoreRequest } from './request'
@@ -22,9 +22,6 @@ function expectedDraft(header: string | undefined): string | undefined {
   return header === undefined ? undefined : header.replace(/^"|"$/g, '')
 }
 
-/** `restore` answers only successes (every refusal is thrown), so its item carries the draft. */
-const succeeded = (item: BatchItem) => item as Static<(typeof restoreResponses)[200]>[number]
-
 export function restoreRoutes({ db }: AppDeps) {
   return new Elysia({ detail: { tags: ['restore'] } })
     .use(authGuard(db))
@@ -32,7 +29,7 @@ export function restoreRoutes({ db }: AppDeps) {
       '/content/apply-version/:activeTeam',
       ({ body, headers, caller }) => {
         const cmd = readRestoreRequest(parseBody(raw(body)) as Record<string, unknown>)
-        return [succeeded(restore(db, caller, cmd, { expectedDraft: expectedDraft(headers['if-match']) }))]
+        return [restore(db, caller, cmd, { expectedDraft: expectedDraft(headers['if-match']) })]
       },
       {
         requires: ['EditContent'],
@@ -53,7 +50,7 @@ export function restoreRoutes({ db }: AppDeps) {
         const parsed = parseBody(raw(body)) as Record<string, unknown>
         // Same command as apply-version with `kind: "snapshot"`; the path names the kind.
         const cmd = readRestoreRequest({ ...parsed, kind: 'snapshot' })
-        return [succeeded(restore(db, caller, cmd, { expectedDraft: expectedDraft(headers['if-match']) }))]
+        return [restore(db, caller, cmd, { expectedDraft: expectedDraft(headers['if-match']) })]
       },
       {
         requires: ['EditContent'],

@@ -12,7 +12,7 @@ import { ConcurrencyError, revisionByChangeVector, saveDoc } from '../../db/stor
 import { loadActivity, saveActivity, type ActivityEntry } from '../content/activity'
 import { asDocument, stripStamp } from '../content/document'
 import { draftId } from '../content/ids'
-import type { BatchItem, Document } from '../content/model'
+import type { Document, DocumentView } from '../content/model'
 import { loadLive, present } from '../content/service'
 import type { Caller } from '../auth'
 import { batchFailure } from '../errors'
@@ -37,7 +37,14 @@ interface Source {
 }
 
 /** Restores a Published Version or a snapshot into the draft; answers the one success item. */
-export function restore(db: Db, caller: Caller, cmd: RestoreCommand, opts: RestoreOptions = {}): BatchItem {
+/** A restore's answer: every refusal is thrown (a batch failure), so it is always a success with the draft. */
+export interface Restored {
+  id: string
+  status: 0
+  document: DocumentView
+}
+
+export function restore(db: Db, caller: Caller, cmd: RestoreCommand, opts: RestoreOptions = {}): Restored {
   const id = cmd.documentId
   const fail = (status: number, reason: string) => batchFailure(status, id, reason)
   const now = opts.now ?? new Date()

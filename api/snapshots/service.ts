@@ -4,7 +4,6 @@
  * `<document_id>/snapshot/<token>`. The body lives in `documents` (kind `snapshot`), the
  * record (name, expiry, revocation) in `snapshots`. Restoring one is `api/restore`.
  */
-import { parseTimestamp } from '../timestamps'
 import { and, desc, eq, sql } from 'drizzle-orm'
 import type { Conn, Db } from '../../db/client'
 import { snapshots, type DocumentRow } from '../../db/schema'
@@ -13,6 +12,7 @@ import { stripStamp } from '../content/document'
 import { draftId, isStorableId, isValidCanonicalId, parseId } from '../content/ids'
 import { loadLive } from '../content/service'
 import { badRequest, notFound } from '../errors'
+import { parseTimestamp } from '../timestamps'
 
 export type SnapshotRow = typeof snapshots.$inferSelect
 export type SnapshotStatus = 'active' | 'expired' | 'revoked'

@@ -39,25 +39,24 @@ function checkSecret(secret: string): void {
   if (problem) throw badRequest('invalid_secret', problem)
 }
 
-const last4 = (s: string) => s.slice(-4)
 /**
- * Last four characters of a secret, but nothing of one stored before the length rule: the
- * last four of a 5-character secret would give most of it away (spec.md: never shown again).
+ * The last four characters of a credential, but only of one long enough that they give little
+ * away: the last four of a 5-character secret would be most of it (spec.md: never shown again).
+ * Secrets stored before the length rule, and provider tokens under 16 characters (a real GitHub
+ * token has 40+), show nothing.
  */
-const secretLast4 = (s: string) => (s.length >= MIN_SECRET_LENGTH ? last4(s) : '')
-/** A provider token's last four, only when they are a small part of it (a real GitHub token has 40+). */
+const last4 = (s: string, minLength: number) => (s.length >= minLength ? s.slice(-4) : '')
 const MIN_TOKEN_SHOWN = 16
-const tokenLast4 = (s: string) => (s.length >= MIN_TOKEN_SHOWN ? last4(s) : '')
 
 /** A stored webhook as management endpoints show it: no secret, no token. */
 export function toRecord(row: WebhookRow): WebhookRecord {
   const options = row.options as { token?: string; eventType?: string }
   return {
     id: row.id, label: row.label, provider: row.provider, target: row.target,
-    events: row.events as EventType[], secretLast4: secretLast4(row.secret),
+    events: row.events as EventType[], secretLast4: last4(row.secret, MIN_SECRET_LENGTH),
     options: {
       ...(options.eventType ? { eventType: options.eventType } : {}),
-      ...(options.token ? { tokenLast4: tokenLast4(options.token) } : {}),
+      ...(options.token ? { tokenLast4: last4(options.token, MIN_TOKEN_SHOWN) } : {}),
     },
     createdAt: row.createdAt, updatedAt: row.updatedAt,
   }
