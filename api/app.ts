@@ -19,8 +19,12 @@ import { historyRoutes } from './history'
 import { webhookRoutes } from './webhooks'
 import { teamRoutes } from './teams'
 
-/** Routes that need no bearer token. */
-const PUBLIC_PATHS = /^\/(health|metrics|swagger)(\/|$)/
+/**
+ * Routes that need no bearer token: the liveness check, the API description (a browser or a
+ * client generator fetches it without one; it holds no data), and `/metrics` only when
+ * METRICS_PUBLIC=true.
+ */
+const publicPaths = (metricsPublic: boolean) => (metricsPublic ? /^\/(health|metrics|swagger)(\/|$)/ : /^\/(health|swagger)(\/|$)/)
 
 const json = (status: number, body: unknown, type = 'application/json') =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': `${type}; charset=utf-8` } })
@@ -116,13 +120,14 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
 
 export function createApp(deps: AppDeps) {
   const max = deps.config.maxBodyBytes
+  const open = publicPaths(deps.config.metricsPublic)
   const tooLarge = () => json(413, { error: 'payload_too_large', message: `The body exceeds ${max} bytes.` })
   // normalize: false so unknown properties are refused (400), not silently dropped.
   return new Elysia({ normalize: false, serve: { maxRequestBodySize: serverBodyCap(max) } })
     .onRequest(({ request }) => {
       // Authenticate before parsing or validating: an anonymous caller learns nothing about bodies.
       const path = new URL(request.url).pathname
-      if (!PUBLIC_PATHS.test(path)) {
+      if (!open.test(path)) {
         try {
           authenticateRequest(deps.db, request)
         } catch (e) {

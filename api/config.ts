@@ -10,6 +10,8 @@ export interface Config {
   webhookTimeoutMs: number
   /** Largest request body accepted, in bytes. */
   maxBodyBytes: number
+  /** `GET /metrics` without a bearer token (for scrapers that cannot send one). */
+  metricsPublic: boolean
 }
 
 const int = (value: string | undefined, fallback: number) => {
@@ -28,5 +30,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     siteChangeMaxHoldMs: int(env.SITE_CHANGE_MAX_HOLD_MS, 1_800_000),
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 30_000),
     maxBodyBytes: int(env.MAX_BODY_BYTES, 1_048_576),
+    metricsPublic: env.METRICS_PUBLIC === 'true',
   }
 }

@@ -1,7 +1,8 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../deps'
+import { ErrorBody } from '../content/model'
 
-export function opsRoutes({ db, metrics }: AppDeps) {
+export function opsRoutes({ db, metrics, config }: AppDeps) {
   return new Elysia({ detail: { tags: ['operations'] } })
     .get('/health', () => {
       db.$client.query('SELECT 1').get()
@@ -11,9 +12,14 @@ export function opsRoutes({ db, metrics }: AppDeps) {
       '/metrics',
       async () => new Response(await metrics.registry.metrics(), { headers: { 'content-type': metrics.registry.contentType } }),
       {
+        // Any valid bearer token may read it; METRICS_PUBLIC=true opens it to scrapers without one.
         detail: {
-          summary: 'Prometheus metrics', security: [],
-          responses: { 200: { description: 'Prometheus text format', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } } },
+          summary: config.metricsPublic ? 'Prometheus metrics (no auth: METRICS_PUBLIC=true)' : 'Prometheus metrics (any valid bearer token)',
+          ...(config.metricsPublic ? { security: [] } : {}),
+          responses: {
+            200: { description: 'Prometheus text format', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } },
+            ...(config.metricsPublic ? {} : { 401: { description: '', content: { 'application/json': { schema: ErrorBody } } } }),
+          },
         },
       },
     )

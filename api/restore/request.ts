@@ -4,7 +4,7 @@
  * generic validation error). Pure: nothing here reaches the store.
  */
 import { AppError, badRequest, batchFailure, ProblemError } from '../errors'
-import { batchItemId, parseId } from '../content/ids'
+import { batchItemId, isValidCanonicalId, parseId } from '../content/ids'
 import { decodeVersionRef } from '../versions/service'
 
 export type RestoreCommand =
@@ -54,9 +54,18 @@ export function readRestoreRequest(body: Record<string, unknown>): RestoreComman
   }
   const locales = readLocales(body.locales)
   if (parsed.kind !== 'snapshot') {
-    throw batchFailure(400, batchItemId(present(given) ? given : snapshotId), 'Expected a snapshot id of the shape `<document_id>/snapshot/<token>`.')
+    throw batchFailure(400, present(given) ? batchItemId(given) : malformedSnapshotOwner(snapshotId), 'Expected a snapshot id of the shape `<document_id>/snapshot/<token>`.')
   }
   return { kind, documentId: parsed.canonicalId, snapshotId, locales }
+}
+
+/**
+ * The batch item id for a snapshot id that is not one: the canonical it names when it is a
+ * snapshot id without its token (`<id>/snapshot`, `<id>/snapshot/`), else as `batchItemId` says.
+ */
+function malformedSnapshotOwner(snapshotId: string): string {
+  const owner = /^(.+)\/snapshot\/?$/.exec(snapshotId)?.[1]
+  return owner !== undefined && isValidCanonicalId(owner) ? owner : batchItemId(snapshotId)
 }
 
 /** `null` or absent: every locale. Anything but a list of strings is a malformed body. */

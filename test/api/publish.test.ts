@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createTestContext, TEAM, type TestContext } from '../helpers'
+import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 import { countRevisions, listRevisions } from '../../db/store'
 
 let ctx: TestContext
@@ -128,11 +128,11 @@ describe('POST /content/publish/{activeTeam}', () => {
   })
 
   test('the publish metric counts ok outcomes', async () => {
-    const text = await (await ctx.call('GET', '/metrics', { token: null })).text
+    const text = await (await ctx.call('GET', '/metrics', { token: TOKENS.translator })).text
     expect(text).toContain('service_api_publish_revisions{outcome="ok"}')
     const ok = Number(/service_api_publish_revisions\{outcome="ok"\} (\d+)/.exec(text)![1])
     await publish({ ids: ['pages/ok'] })
-    const after = (await ctx.call('GET', '/metrics', { token: null })).text
+    const after = (await ctx.call('GET', '/metrics', { token: TOKENS.translator })).text
     expect(Number(/service_api_publish_revisions\{outcome="ok"\} (\d+)/.exec(after)![1])).toBe(ok + 1)
   })
 })

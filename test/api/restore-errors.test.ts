@@ -119,6 +119,10 @@ test('400 batch: a snapshot id that is not a snapshot id', async () => {
     [{ snapshotId: ID }, ID],
     [{ snapshotId: 'pages/other', documentId: `${ID}/draft` }, ID],
     [{ snapshotId: `${ID}/activity` }, `${ID}/activity`],
+    // A snapshot id without its token still names its document.
+    [{ snapshotId: `${ID}/snapshot/` }, ID],
+    [{ snapshotId: `${ID}/snapshot` }, ID],
+    [{ snapshotId: '../snapshot/' }, '../snapshot/'],
   ] as const) {
     const res = await applySnapshot(ctx, body)
     expect({ body, status: res.status, answer: res.body }).toEqual({ body, status: 400, answer: batch(id, reason) })

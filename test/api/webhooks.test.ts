@@ -188,7 +188,7 @@ test('a publish writes an outbox row; redeliver puts the same event back to pend
 })
 
 test('delivery metrics are on /metrics', async () => {
-  const res = await ctx.call('GET', '/metrics', { token: null })
+  const res = await ctx.call('GET', '/metrics', { token: TOKENS.translator })
   expect(res.text).toContain('service_webhook_outbox{status="pending"}')
   expect(res.text).toContain('service_webhook_delivery_attempts{result="2xx"}')
 })

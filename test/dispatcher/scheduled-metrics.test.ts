@@ -4,7 +4,7 @@
  * can only come through the shared database.
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test'
-import { createTestContext, TEAM, type TestContext } from '../helpers'
+import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 import { createDispatcher } from '../../dispatcher/loop'
 import { createLogger } from '../../api/log'
 import { createMetrics } from '../../api/metrics'
@@ -14,7 +14,7 @@ beforeEach(async () => { ctx = await createTestContext() })
 afterEach(() => ctx.close())
 
 const workerSeries = async () => {
-  const res = await ctx.call('GET', '/metrics', { token: null })
+  const res = await ctx.call('GET', '/metrics', { token: TOKENS.translator })
   return res.text.split('\n').filter((l) => l.startsWith('service_worker_publish_revisions{'))
 }
 const schedule = async (id: string, at: number) => {

@@ -224,7 +224,7 @@ test('a scheduled publish by the dispatcher process shows on the api /metrics as
   expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/sched', publishAt } })).status).toBe(201)
   spawn()
   await waitFor(() => rx.requests.length > 0, 10_000, 'the scheduled publish event')
-  const scrape = (await ctx.call('GET', '/metrics', { token: null })).text
+  const scrape = (await ctx.call('GET', '/metrics', { token: TOKENS.translator })).text
   expect(scrape.split('\n').filter((l) => l.startsWith('service_worker_publish_revisions{'))).toEqual([
     'service_worker_publish_revisions{outcome="ok"} 1',
     'service_worker_publish_revisions{outcome="superseded"} 0',
