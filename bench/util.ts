@@ -1,10 +1,13 @@
 /** Small helpers shared by the bench scripts: a temp database and percentiles. */
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+/** A database path in a fresh temp folder, removed when the process exits. */
 export function tempDbPath(name: string) {
-  return join(mkdtempSync(join(tmpdir(), `bench-${name}-`)), 'content.db')
+  const dir = mkdtempSync(join(tmpdir(), `bench-${name}-`))
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
+  return join(dir, 'content.db')
 }
 
 export function percentile(sortedMs: number[], p: number) {

@@ -1,6 +1,7 @@
 /**
  * Version list latency on one document with 20,000 Published Versions, at `start=0` and at
- * `start=10000`, through the real app (`app.handle`). Goal: ratio under 2.
+ * `start=10000` (or the last full page, with fewer versions), through the real app
+ * (`app.handle`). Goal: ratio under 2.
  *
  *   bun bench/versions.ts [versions=20000] [requests=300]
  */
@@ -16,6 +17,8 @@ import { fmt, summarize, tempDbPath } from './util'
 
 const VERSIONS = Number(process.argv[2] ?? 20_000)
 const REQUESTS = Number(process.argv[3] ?? 300)
+// The deep offset: 10,000, or the last full page of 25 on a smaller document.
+const DEEP = Math.max(0, Math.min(10_000, VERSIONS - 25))
 const path = tempDbPath('versions')
 const db = openDb(path)
 const metrics = createMetrics()
@@ -55,7 +58,7 @@ async function measure(start: number) {
 }
 
 const first = await measure(0)
-const deep = await measure(10_000)
+const deep = await measure(DEEP)
 console.log(`start=0:     p50 ${fmt(first.p50, 3)} ms  p99 ${fmt(first.p99, 3)} ms`)
-console.log(`start=10000: p50 ${fmt(deep.p50, 3)} ms  p99 ${fmt(deep.p99, 3)} ms`)
-console.log(`ratio start=10000 / start=0 (p50): ${fmt(deep.p50 / first.p50)}  (goal < 2)`)
+console.log(`start=${DEEP}: p50 ${fmt(deep.p50, 3)} ms  p99 ${fmt(deep.p99, 3)} ms`)
+console.log(`ratio start=${DEEP} / start=0 (p50): ${fmt(deep.p50 / first.p50)}  (goal < 2)`)

@@ -10,7 +10,7 @@ import type { DocumentRow } from '../../db/schema'
 import { activityId } from './ids'
 
 export interface ActivityEntry {
-  kind: 'EDIT' | 'APPLY_REVISION' | 'APPLY_SNAPSHOT' | 'PUBLISH'
+  kind: 'EDIT' | 'APPLY_REVISION' | 'APPLY_SNAPSHOT'
   /** The locale an entry concerns; `null` for locale-less entries (non-localizable fields, whole document). */
   locale: string | null
   userId: string

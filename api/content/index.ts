@@ -37,8 +37,7 @@ export function contentRoutes({ db }: AppDeps) {
       '/content/:activeTeam',
       ({ params, body, headers, set, caller }) => {
         // An ETag from GET, sent back as If-Match, makes the write conditional (409 on a mismatch).
-        const ifMatch = headers['if-match']?.replace(/^"|"$/g, '')
-        const row = writeDocument(db, { teamId: params.activeTeam, userId: caller.userId, doc: body, ifMatch })
+        const row = writeDocument(db, { teamId: params.activeTeam, userId: caller.userId, doc: body, ifMatch: headers['if-match'] })
         set.headers.etag = JSON.stringify(row.changeVector)
         return present(row)
       },
@@ -53,8 +52,8 @@ export function contentRoutes({ db }: AppDeps) {
     )
     .patch(
       '/content/:activeTeam',
-      ({ params, query, body, set, caller }) => {
-        const row = patchDocument(db, { teamId: params.activeTeam, userId: caller.userId, id: query.id, patch: body })
+      ({ params, query, body, headers, set, caller }) => {
+        const row = patchDocument(db, { teamId: params.activeTeam, userId: caller.userId, id: query.id, patch: body, ifMatch: headers['if-match'] })
         set.headers.etag = JSON.stringify(row.changeVector)
         return present(row)
       },
@@ -62,6 +61,7 @@ export function contentRoutes({ db }: AppDeps) {
         requires: ['EditContent'],
         params: team,
         query: idQuery,
+        headers: IfMatch,
         body: t.Array(t.Record(t.String(), t.Unknown()), { description: 'RFC 6902 JSON Patch' }),
         response: { 200: DocumentView, ...errors, 409: ErrorBody },
         detail: { summary: 'Apply a JSON Patch; stamp fields and __dirtyLocales are protected', 'x-etag': true },

@@ -8,6 +8,7 @@ import type { Db, Tx } from '../../db/client'
 import type { DocumentRow } from '../../db/schema'
 import { ConcurrencyError, loadDoc, saveDoc } from '../../db/store'
 import { AppError, badRequest, notFound } from '../errors'
+import { ifMatchHolds } from './if-match'
 import { getContentType, getTeam } from '../teams/service'
 import { appendActivity, type ActivityEntry } from './activity'
 import { asDocument, changedLocales, dirtyLocales, fieldsChanged, PROTECTED_FIELDS, stripStamp } from './document'
@@ -79,7 +80,7 @@ export function writeDocument(
       (tx) => {
         const canonical = loadLive(tx, teamId, canonicalId)
         const current = loadDoc(tx, teamId, input.doc.id)
-        if (input.ifMatch !== undefined && current?.changeVector !== input.ifMatch) throw conflict()
+        if (!ifMatchHolds(input.ifMatch, current?.changeVector ?? null)) throw conflict()
         const before = kind === 'draft' ? (current && !current.deletedAt ? current : canonical) : canonical
         const stored = kind === 'draft' ? { ...body, __dirtyLocales: dirtyLocales(body, canonical && asDocument(canonical.body)) } : body
         const row = saveDoc(tx, {
@@ -127,7 +128,7 @@ function touchesProtected(op: Operation): boolean {
  * yet creates it from the canonical, stamp removed. The result is validated and saved
  * through `writeDocument`, under the change vector read here.
  */
-export function patchDocument(db: Db, input: { teamId: string; userId: string; id: string | undefined; patch: unknown }) {
+export function patchDocument(db: Db, input: { teamId: string; userId: string; id: string | undefined; patch: unknown; ifMatch?: string }) {
   if (!input.id) throw badRequest('missing_id', 'Query parameter `id` is required.')
   if (!Array.isArray(input.patch)) throw badRequest('invalid_patch', 'The body must be a JSON Patch array (RFC 6902).')
   const ops = input.patch as Operation[]
@@ -142,6 +143,9 @@ export function patchDocument(db: Db, input: { teamId: string; userId: string; i
   const current = loadLive(db, input.teamId, input.id)
   const base = current ?? (kind === 'draft' ? loadLive(db, input.teamId, canonicalId) : null)
   if (!base) throw notFound('Document not found.')
+  // The caller's If-Match is checked against what the patch applies to; the write below is
+  // then conditional on that same state, so a change in between is a 409 too.
+  if (!ifMatchHolds(input.ifMatch, current?.changeVector ?? null)) throw conflict()
   const doc = stripStamp(structuredClone(base.body))
   let result: Record<string, unknown>
   try {

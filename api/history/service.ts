@@ -20,9 +20,16 @@ const localesOf = (body: Record<string, unknown>) => Object.keys(asDocument(body
 /** The History of a canonical (or of a document that so far only has a draft). */
 export function getHistory(db: Db, teamId: string, id: string | undefined, now = new Date()) {
   if (!id) throw badRequest('missing_id', 'Query parameter `id` is required.')
-  // Every non-canonical id (siblings and the activity document) is refused alike; a canonical
-  // id only ever names a canonical row, so no collection check is needed after it.
-  if (parseId(id).kind !== 'canonical') throw badRequest('sibling_id', 'The id names a sibling; pass the canonical id.')
+  // The codes of the version list, in its order: a sibling id, then an activity document
+  // (`not_content` when it exists, like any id outside a content collection).
+  const kind = parseId(id).kind
+  if (kind === 'draft' || kind === 'scheduled' || kind === 'snapshot') {
+    throw badRequest('sibling_id', 'The id names a draft, scheduled or snapshot sibling; pass the canonical id.')
+  }
+  if (kind === 'activity') {
+    if (!loadLive(db, teamId, id)) throw notFound('Document not found.')
+    throw badRequest('not_content', 'The id is not a document of a content collection.')
+  }
   const canonical = loadLive(db, teamId, id)
   const draft = loadLive(db, teamId, draftId(id))
   if (!canonical && !draft) throw notFound('Document not found.')

@@ -27,7 +27,7 @@ export interface PublishInput {
   stampUserId: string
   /** Acting user reported to webhooks; `null` for a scheduled publish. */
   actorUserId: string | null
-  /** `worker` publishes from `<id>/scheduled` and feeds the worker metric. */
+  /** `worker` publishes from `<id>/scheduled` and feeds the worker metric; `cli` publishes the canonical as it is. */
   source: 'api' | 'worker' | 'cli' | 'assistant'
   now?: Date
 }
@@ -59,7 +59,9 @@ function publishInTx(tx: Tx, input: PublishInput) {
   const team = getTeam(tx, teamId)!
   const stored = loadDoc(tx, teamId, id)
   const canonical = stored && !stored.deletedAt ? stored : null
-  const sourceRow = input.source === 'worker' ? loadDoc(tx, teamId, scheduledId(id)) : loadDoc(tx, teamId, draftId(id))
+  // The worker publishes the scheduled sibling; the CLI seed the canonical it has just written
+  // (an editor's draft is theirs to publish, not the seed's); everyone else the draft.
+  const sourceRow = input.source === 'worker' ? loadDoc(tx, teamId, scheduledId(id)) : input.source === 'cli' ? null : loadDoc(tx, teamId, draftId(id))
   const source = sourceRow ?? canonical
   if (!source) throw new PublishRefusal('Document not found.')
   const unknown = (input.locales ?? []).filter((l) => !team.locales.includes(l))
@@ -84,7 +86,7 @@ function publishInTx(tx: Tx, input: PublishInput) {
   if (input.source === 'worker') {
     deleteDoc(tx, teamId, scheduledId(id))
   }
-  settleDraft(tx, input.source === 'worker' ? loadDoc(tx, teamId, draftId(id)) : sourceRow, body)
+  settleDraft(tx, input.source === 'worker' || input.source === 'cli' ? loadDoc(tx, teamId, draftId(id)) : sourceRow, body)
   recordPublished(tx, { teamId, before: canonical, after: saved, userId: input.actorUserId, locales: input.locales ?? Object.keys(locales) })
   return { document: present(saved) }
 }

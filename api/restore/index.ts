@@ -17,11 +17,6 @@ const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
 const rawText = async ({ request }: { request: Request }) => ({ raw: await request.text() })
 const raw = (body: unknown) => (body as { raw: string }).raw
 
-/** `If-Match: "<change vector>"` (as the content ETag gives it) makes the restore conditional. */
-function expectedDraft(header: string | undefined): string | undefined {
-  return header === undefined ? undefined : header.replace(/^"|"$/g, '')
-}
-
 export function restoreRoutes({ db }: AppDeps) {
   return new Elysia({ detail: { tags: ['restore'] } })
     .use(authGuard(db))
@@ -29,7 +24,7 @@ export function restoreRoutes({ db }: AppDeps) {
       '/content/apply-version/:activeTeam',
       ({ body, headers, caller }) => {
         const cmd = readRestoreRequest(parseBody(raw(body)) as Record<string, unknown>)
-        return [restore(db, caller, cmd, { expectedDraft: expectedDraft(headers['if-match']) })]
+        return [restore(db, caller, cmd, { ifMatch: headers['if-match'] })]
       },
       {
         requires: ['EditContent'],
@@ -50,7 +45,7 @@ export function restoreRoutes({ db }: AppDeps) {
         const parsed = parseBody(raw(body)) as Record<string, unknown>
         // Same command as apply-version with `kind: "snapshot"`; the path names the kind.
         const cmd = readRestoreRequest({ ...parsed, kind: 'snapshot' })
-        return [restore(db, caller, cmd, { expectedDraft: expectedDraft(headers['if-match']) })]
+        return [restore(db, caller, cmd, { ifMatch: headers['if-match'] })]
       },
       {
         requires: ['EditContent'],

@@ -53,9 +53,10 @@ export function readRestoreRequest(body: Record<string, unknown>): RestoreComman
     throw badRequest('mismatch', '`documentId` is not the document the snapshot belongs to.')
   }
   const locales = readLocales(body.locales)
-  if (parsed.kind !== 'snapshot') {
-    throw batchFailure(400, present(given) ? batchItemId(given) : malformedSnapshotOwner(snapshotId), 'Expected a snapshot id of the shape `<document_id>/snapshot/<token>`.')
-  }
+  const shape = 'Expected a snapshot id of the shape `<document_id>/snapshot/<token>`.'
+  if (parsed.kind !== 'snapshot') throw batchFailure(400, present(given) ? batchItemId(given) : malformedSnapshotOwner(snapshotId), shape)
+  // A snapshot belongs to a canonical: `<id>/draft/snapshot/<token>` names none.
+  if (parseId(parsed.canonicalId).kind !== 'canonical') throw batchFailure(400, batchItemId(parsed.canonicalId), shape)
   return { kind, documentId: parsed.canonicalId, snapshotId, locales }
 }
 

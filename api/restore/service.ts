@@ -12,6 +12,7 @@ import { ConcurrencyError, revisionByChangeVector, saveDoc } from '../../db/stor
 import { loadActivity, saveActivity, type ActivityEntry } from '../content/activity'
 import { asDocument, stripStamp } from '../content/document'
 import { draftId } from '../content/ids'
+import { ifMatchHolds } from '../content/if-match'
 import type { Document, DocumentView } from '../content/model'
 import { loadLive, present } from '../content/service'
 import type { Caller } from '../auth'
@@ -24,8 +25,8 @@ import { localeListProblem, mergeRestore, pruneAndAppend } from './rules'
 export const CONCURRENT_CHANGE = 'The draft changed while restoring. Save your pending edits and retry.'
 
 export interface RestoreOptions {
-  /** Optional `If-Match`: the draft change vector the caller last saw (`null`: no draft). */
-  expectedDraft?: string | null
+  /** The caller's `If-Match` header, checked against the draft's change vector (api/content/if-match.ts). */
+  ifMatch?: string
   now?: Date
   /** Test seam: runs after everything is read and computed, just before the conditional write. */
   beforeWrite?: () => void
@@ -52,7 +53,7 @@ export function restore(db: Db, caller: Caller, cmd: RestoreCommand, opts: Resto
   // One read transaction: WAL gives every read below the same consistent state.
   const state = db.transaction((tx) => readState(tx, caller, cmd, now, fail), { behavior: 'deferred' })
   const { canonical, draft, activity } = state
-  if (opts.expectedDraft !== undefined && opts.expectedDraft !== (draft?.changeVector ?? null)) {
+  if (!ifMatchHolds(opts.ifMatch, draft?.changeVector ?? null)) {
     throw fail(409, CONCURRENT_CHANGE)
   }
 

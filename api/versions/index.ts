@@ -49,7 +49,7 @@ export function versionRoutes({ db }: AppDeps) {
       {
         requires: ['EditContent'],
         params: team,
-        query: t.Object({ id: t.String({ description: 'Canonical id' }), version: t.String({ description: 'Opaque version reference (`changeVector` of a list entry)' }) }, { additionalProperties: true }),
+        query: t.Object({ id: t.String({ description: 'Canonical id' }), version: t.String({ description: 'Opaque version reference: the `version` of a version list row, passed back verbatim' }) }, { additionalProperties: true }),
         response: { 200: Document, ...errors },
         detail: { summary: 'Read one Published Version for preview' },
       },

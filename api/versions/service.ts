@@ -61,11 +61,14 @@ export function toVersionRow(rev: RevisionRow): VersionRow {
   }
 }
 
+const DIGITS = /^[0-9]+$/
+
 /** Parses `start` and `pageSize` as the spec fixes them: integers, `start >= 0`, page size capped. */
 export function parsePaging(start: string | undefined, pageSize: string | undefined) {
-  const s = start === undefined || start === '' ? 0 : Number(start)
+  // Decimal digits only: `Number` would also read `0x1`, `1e1`, `+1` and ` 1`.
+  const s = start === undefined || start === '' ? 0 : DIGITS.test(start) ? Number(start) : NaN
   if (!Number.isSafeInteger(s) || s < 0) throw badRequest('bad_paging', '`start` must be a non-negative integer.')
-  const p = pageSize === undefined || pageSize === '' ? DEFAULT_PAGE_SIZE : Number(pageSize)
+  const p = pageSize === undefined || pageSize === '' ? DEFAULT_PAGE_SIZE : DIGITS.test(pageSize) ? Number(pageSize) : NaN
   if (!Number.isFinite(p) || !Number.isInteger(p) || p < 1) throw badRequest('bad_paging', '`pageSize` must be a positive integer.')
   return { start: s, pageSize: Math.min(p, MAX_PAGE_SIZE) }
 }

@@ -82,6 +82,32 @@ describe('POST /content/{activeTeam}', () => {
     expect((await read('pages/etag')).locales.en.title).toBe('second')
   })
 
+  test('If-Match as RFC 9110 reads it: `*`, a list of tags, weak tags, on POST and PATCH', async () => {
+    const first = await ctx.call('POST', base, { body: page('pages/im') })
+    const cv = first.body['@metadata']['@change-vector']
+    const post = (ifMatch: string, title: string) => ctx.call('POST', base, { body: page('pages/im', { en: { title, slug: 's' } }), headers: { 'if-match': ifMatch } })
+    const patch = (ifMatch: string, title: string) =>
+      ctx.call('PATCH', `${base}?id=pages/im`, { body: [{ op: 'replace', path: '/locales/en/title', value: title }], headers: { 'if-match': ifMatch } })
+    // A weak tag never matches (strong comparison), nor does a list without the current tag.
+    for (const refused of [`W/"${cv}"`, '"other", "A:1-x"']) {
+      for (const write of [post, patch]) {
+        const res = await write(refused, 'refused')
+        expect({ refused, status: res.status, body: res.body }).toEqual({ refused, status: 409, body: { error: 'conflict', message: expect.any(String) } })
+      }
+    }
+    expect((await read('pages/im')).locales.en.title).not.toBe('refused')
+    // `*` matches any existing document; a list matches when one of its tags does.
+    const star = await post('*', 'star')
+    expect(star.status).toBe(200)
+    const listed = await patch(`"nope", ${star.headers.get('etag')}`, 'listed')
+    expect(listed.status).toBe(200)
+    expect((await read('pages/im')).locales.en.title).toBe('listed')
+    // `*` on a document that does not exist is refused; without If-Match it is created.
+    const none = await ctx.call('POST', base, { body: page('pages/im-new'), headers: { 'if-match': '*' } })
+    expect({ status: none.status, body: none.body }).toEqual({ status: 409, body: { error: 'conflict', message: expect.any(String) } })
+    expect((await ctx.call('GET', `${base}?id=pages/im-new`)).status).toBe(404)
+  })
+
   test('no write other than publish creates a revision', async () => {
     await ctx.call('POST', base, { body: page('pages/norev') })
     await ctx.call('POST', base, { body: page('pages/norev/draft', { en: { title: 'd', slug: 's' } }) })

@@ -58,17 +58,24 @@ test('versions are the first page only, with hasMore and nextStart to page on', 
   expect(body.versions).toMatchObject({ hasMore: true, nextStart: 25 })
 })
 
-test('errors: missing_id, sibling_id (an activity id too), not_found, auth', async () => {
+test('errors: missing_id, sibling_id, not_content (an activity id, as the version list), not_found, auth', async () => {
   await publishedTwice(ctx)
   await put(ctx, DRAFT)
-  expect((await ctx.call('GET', `/content/history/${TEAM}`)).body.error).toBe('missing_id')
-  expect((await history(`${ID}/draft`)).body.error).toBe('sibling_id')
-  expect((await history(`${ID}/snapshot/AAAAAAAAAAAAAAAAAAAAAA`)).body.error).toBe('sibling_id')
+  const refused = async (res: Promise<{ status: number; body: any }>, error: string) => {
+    const { status, body } = await res
+    expect({ status, body }).toEqual({ status: 400, body: { error, message: expect.any(String) } })
+  }
+  await refused(ctx.call('GET', `/content/history/${TEAM}`), 'missing_id')
+  await refused(history(`${ID}/draft`), 'sibling_id')
+  await refused(history(`${ID}/scheduled`), 'sibling_id')
+  await refused(history(`${ID}/snapshot/AAAAAAAAAAAAAAAAAAAAAA`), 'sibling_id')
+  // The draft write logged an EDIT entry: the activity document exists and is no content.
+  await refused(history(`${ID}/activity`), 'not_content')
+  expect((await history('pages/nope/activity')).body).toEqual({ error: 'not_found', message: 'Document not found.' })
   const notFound = await history('pages/nope')
   expect({ status: notFound.status, body: notFound.body }).toEqual({ status: 404, body: { error: 'not_found', message: 'Document not found.' } })
   expect((await ctx.call('GET', `/content/history/${TEAM}?id=${ID}`, { token: null })).status).toBe(401)
   expect((await ctx.call('GET', `/content/history/${TEAM}?id=${ID}`, { token: TOKENS.outsider })).status).toBe(403)
-  expect((await history(`${ID}/activity`)).body.error).toBe('sibling_id')
 })
 
 test('a soft-deleted canonical with a draft written since: the draft, and no versions, as GET /content/versions refuses them', async () => {

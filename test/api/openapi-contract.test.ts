@@ -108,6 +108,7 @@ test('ETag and If-Match are declared where the api uses them', () => {
   for (const path of ['/content/{activeTeam}', '/content/apply-version/{activeTeam}', '/content/apply-snapshot/{activeTeam}']) {
     expect(param(path, 'post', 'if-match')).toMatchObject({ in: 'header', required: false })
   }
+  expect(param('/content/{activeTeam}', 'patch', 'if-match')).toMatchObject({ in: 'header', required: false })
 })
 
 test('a response that breaks its declared schema is a 500 internal error, not a 400 for the caller', async () => {

@@ -123,6 +123,8 @@ test('400 batch: a snapshot id that is not a snapshot id', async () => {
     [{ snapshotId: `${ID}/snapshot/` }, ID],
     [{ snapshotId: `${ID}/snapshot` }, ID],
     [{ snapshotId: '../snapshot/' }, '../snapshot/'],
+    // A sibling owns no snapshot: the item names its canonical.
+    [{ snapshotId: `${ID}/draft/snapshot/AAAAAAAAAAAAAAAAAAAAAA` }, ID],
   ] as const) {
     const res = await applySnapshot(ctx, body)
     expect({ body, status: res.status, answer: res.body }).toEqual({ body, status: 400, answer: batch(id, reason) })

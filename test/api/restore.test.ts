@@ -156,6 +156,19 @@ test('rule 5: a stale If-Match is refused with 409 and changes nothing', async (
   expect((await applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1 }, { headers: { 'if-match': `"${cv(fresh)}"` } })).status).toBe(200)
 })
 
+test('rule 5: If-Match `*` holds when a draft exists, a list when one tag is the draft, a weak tag never', async () => {
+  const { v1 } = await publishedTwice(ctx)
+  const restoreWith = (ifMatch: string) => applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales: ['en'] }, { headers: { 'if-match': ifMatch } })
+  const conflict = [{ id: ID, status: 1, reason: 'The draft changed while restoring. Save your pending edits and retry.' }]
+  // No draft yet: `*` does not hold.
+  expect(await restoreWith('*').then((r) => ({ status: r.status, body: r.body }))).toEqual({ status: 409, body: conflict })
+  const seen = await put(ctx, DRAFT)
+  expect(await restoreWith(`W/"${cv(seen)}"`).then((r) => ({ status: r.status, body: r.body }))).toEqual({ status: 409, body: conflict })
+  expect((await restoreWith('*')).status).toBe(200)
+  const fresh = (await read(ctx, `${ID}/draft`)).body
+  expect((await restoreWith(`"stale", "${cv(fresh)}"`)).status).toBe(200)
+})
+
 test('rule 6: restoring never publishes: canonical change vector, body and versions unchanged', async () => {
   const { v1 } = await publishedTwice(ctx)
   await put(ctx, DRAFT)

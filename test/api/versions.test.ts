@@ -89,14 +89,15 @@ describe('GET /content/versions/{activeTeam}', () => {
     expect(res.body.rows[0].publishedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z$/)
   })
 
-  for (const [start, code] of [['-1', 'bad_paging'], ['abc', 'bad_paging'], ['1.5', 'bad_paging']] as const) {
+  // Only decimal digits: `Number` alone would read hex, exponents, a sign and spaces.
+  for (const [start, code] of [['-1', 'bad_paging'], ['abc', 'bad_paging'], ['1.5', 'bad_paging'], ['0x1', 'bad_paging'], ['1e1', 'bad_paging'], ['%2B1', 'bad_paging'], ['%201', 'bad_paging']] as const) {
     test(`start=${start} is 400 ${code}`, async () => {
       const res = await list(`id=pages/home&start=${start}`)
       expect(res.status).toBe(400)
       expect(res.body).toEqual(err(code))
     })
   }
-  for (const pageSize of ['0', '-5', 'many', '2.5']) {
+  for (const pageSize of ['0', '-5', 'many', '2.5', '0x10', '1e1']) {
     test(`pageSize=${pageSize} is 400 bad_paging`, async () => {
       const res = await list(`id=pages/home&pageSize=${pageSize}`)
       expect(res.status).toBe(400)

@@ -3,7 +3,11 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { openDb } from '../../db/client'
 import { countRevisions, listRevisions } from '../../db/store'
-import { makeTestDir, testSeed } from '../helpers'
+import { createApp } from '../../api/app'
+import { loadConfig } from '../../api/config'
+import { createLogger } from '../../api/log'
+import { createMetrics } from '../../api/metrics'
+import { makeTestDir, testSeed, TOKENS } from '../helpers'
 
 const dir = makeTestDir('seed-test-')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -45,6 +49,43 @@ test('bun run cli seed is idempotent and publishes as user cli with one version 
   const again = openDb(path)
   expect(countRevisions(again, 'acme', 'pages/home')).toBe(2)
   again.$client.close()
+})
+
+test("a seed publishes the file's content, never an editor's draft, and is idempotent again at once", async () => {
+  const file = join(dir, 'draft-seed.json')
+  writeFileSync(file, JSON.stringify(testSeed()))
+  const path = join(dir, 'draft-seed.db')
+  expect(runSeed(file, path).code).toBe(0)
+  const db = openDb(path)
+  const app = createApp({ db, config: loadConfig({ DATABASE_PATH: path, LOG_LEVEL: 'silent' }), log: createLogger('silent', 'test'), metrics: createMetrics() })
+  const call = async (method: string, url: string, body?: unknown) => {
+    const res = await app.handle(new Request(`http://localhost${url}`, {
+      method, headers: { authorization: `Bearer ${TOKENS.editor}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    }))
+    return { status: res.status, body: await res.json() as any }
+  }
+  try {
+    const live = (await call('GET', '/content/acme?id=pages/home')).body
+    const fileLocales = live.locales
+    // An editor's unreviewed draft, and a live canonical changed in place since the seed.
+    const draft = { id: 'pages/home/draft', contentType: 'page', fields: live.fields, locales: { ...fileLocales, en: { ...fileLocales.en, title: 'UNREVIEWED EDIT' } } }
+    expect((await call('POST', '/content/acme', draft)).status).toBe(200)
+    expect((await call('POST', '/content/acme', { ...live, locales: { ...fileLocales, en: { ...fileLocales.en, title: 'changed live' } } })).status).toBe(200)
+
+    const first = runSeed(file, path)
+    expect(JSON.parse(first.out)).toMatchObject({ ok: true, documents: 1, published: 1 })
+    const [version] = listRevisions(db, 'acme', 'pages/home', 0, 1)
+    expect(version!.body).toMatchObject({ locales: fileLocales, __publishedBy: 'cli' })
+    expect((await call('GET', '/content/acme?id=pages/home')).body.locales).toEqual(fileLocales)
+    // The editor's draft is still theirs, still dirty.
+    const kept = (await call('GET', '/content/acme?id=pages/home/draft')).body
+    expect(kept).toMatchObject({ locales: { en: { title: 'UNREVIEWED EDIT' } }, __dirtyLocales: ['en'] })
+
+    expect(JSON.parse(runSeed(file, path).out)).toMatchObject({ ok: true, documents: 0, published: 0 })
+    expect(countRevisions(db, 'acme', 'pages/home')).toBe(2)
+  } finally {
+    db.$client.close()
+  }
 })
 
 test('an invalid seed file fails with a message and exit code 1', () => {

@@ -52,9 +52,9 @@ test('a draft edit between read and write: 409, the edit stands, no restore entr
 test('an activity-only change between read and write: 409, the draft is not written', async () => {
   await put(ctx, DRAFT)
   const before = await state()
-  const entry = { kind: 'PUBLISH' as const, locale: null, userId: 'u-other', at: new Date().toISOString() }
+  const entry = { kind: 'EDIT' as const, locale: 'fr', userId: 'u-other', at: new Date().toISOString() }
   const e = refusal(() => restore(ctx.db, caller, cmd(), { beforeWrite: () => appendActivity(ctx.db, TEAM, ID, [entry]) }))
-  expect(e.status).toBe(409)
+  expect({ status: e.status, item: e.item }).toEqual({ status: 409, item: { id: ID, status: 1, reason: CONCURRENT_CHANGE } })
   const after = await state()
   expect(after.draft).toEqual(before.draft)
   expect(after.activity.entries).toEqual([...before.activity.entries, entry])
