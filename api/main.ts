@@ -13,7 +13,9 @@ const metrics = createMetrics()
 primePublishOutcomes(metrics)
 if (seedDemoIfEmpty(db, metrics)) log.info({ databasePath: config.databasePath }, 'seeded demo team "acme"')
 
-const app = createApp({ db, config, log, metrics }).listen(config.port)
+// Elysia asks Bun for SO_REUSEPORT by default: a second api on a busy port would then share it
+// and the kernel would split requests between two databases. A busy port is an error instead.
+const app = createApp({ db, config, log, metrics }).listen({ port: config.port, reusePort: false })
 log.info({ port: config.port, databasePath: config.databasePath }, 'api listening')
 
 const stop = async (signal: string) => {

@@ -12,6 +12,9 @@ import { hashToken, CAPABILITIES } from '../api/auth'
 import { stripStamp } from '../api/content/document'
 import { writeDocument, loadLive } from '../api/content/service'
 import { publishOne } from '../api/publish/service'
+import { getContentType, getTeam } from '../api/teams/service'
+import { isSiteVisibleChange } from '../api/teams/site-visible'
+import { recordSiteChange } from '../api/webhooks/events'
 import type { Metrics } from '../api/metrics'
 import demo from '../db/seed/demo.json'
 
@@ -64,12 +67,20 @@ export function seed(db: Db, metrics: Metrics | null, input: unknown) {
   for (const team of input.teams) {
     if (!team.locales.includes(team.defaultLocale)) throw new Error(`Team ${team.id}: defaultLocale must be one of locales`)
     db.transaction((tx) => {
+      // An existing team's languages or templates changed by a seed are site changes, as through
+      // the settings routes (api/teams/settings.ts); a new team has no site to tell yet.
+      const existing = getTeam(tx, team.id)
+      const siteChange = (status: 'locales' | 'template') => existing && recordSiteChange(tx, { teamId: team.id, status, userId: CLI_USER })
       const row = { id: team.id, workspaceId: team.workspaceId, locales: team.locales, defaultLocale: team.defaultLocale }
       tx.insert(teams).values({ ...row, createdAt: new Date().toISOString() }).onConflictDoUpdate({ target: teams.id, set: row }).run()
+      if (existing && JSON.stringify([existing.locales, existing.defaultLocale]) !== JSON.stringify([team.locales, team.defaultLocale])) siteChange('locales')
+      let templateChanged = false
       for (const type of team.contentTypes ?? []) {
         const values = { teamId: team.id, name: type.name, collection: type.collection, urls: type.urls ?? false, definition: type }
+        templateChanged ||= isSiteVisibleChange(getContentType(tx, team.id, type.name)?.definition ?? null, type)
         tx.insert(contentTypes).values(values).onConflictDoUpdate({ target: [contentTypes.teamId, contentTypes.name], set: values }).run()
       }
+      if (templateChanged) siteChange('template')
       for (const user of [...(team.users ?? []), { id: CLI_USER, token: null, capabilities: [...CAPABILITIES] }]) {
         const tokenHash = user.token ? hashToken(user.token) : `none:${user.id}`
         tx.insert(users).values({ id: user.id, tokenHash }).onConflictDoUpdate({ target: users.id, set: { tokenHash } }).run()

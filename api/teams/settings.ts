@@ -16,6 +16,9 @@ type Actor = { teamId: string; userId: string }
 const settingsOf = (t: { locales: string[]; defaultLocale: string; fallbacks: Record<string, string> }) =>
   ({ locales: t.locales, defaultLocale: t.defaultLocale, fallbacks: t.fallbacks })
 
+const sorted = (m: Record<string, string>) => JSON.stringify(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+const sameMap = (a: Record<string, string>, b: Record<string, string>) => sorted(a) === sorted(b)
+
 function requireTeam(conn: Conn, teamId: string) {
   const team = getTeam(conn, teamId)
   if (!team) throw notFound('Team not found.')
@@ -45,7 +48,8 @@ export function setLocalization(db: Db, a: Actor, input: { fallbacks: Record<str
         throw badRequest('invalid_body', `Fallback ${from} -> ${to} must join two different configured locales.`)
       }
     }
-    if (JSON.stringify(team.fallbacks) === JSON.stringify(input.fallbacks)) return settingsOf(team)
+    // The same map in another key order is the same setting.
+    if (sameMap(team.fallbacks, input.fallbacks)) return settingsOf(team)
     tx.update(teams).set({ fallbacks: input.fallbacks }).where(eq(teams.id, a.teamId)).run()
     recordSiteChange(tx, { teamId: a.teamId, status: 'localization', userId: a.userId })
     return settingsOf({ ...team, fallbacks: input.fallbacks })

@@ -5,17 +5,18 @@
  */
 
 /** Keys of a content type, and of each of its fields, that the site never sees. */
-export const EDITOR_ONLY_KEYS = new Set([
-  'label', 'displayName', 'title', 'icon', 'hint', 'description',
-  'search', 'searchable', 'searchFields', 'filter', 'filters', 'filterable', 'filterFields',
-])
+export const EDITOR_ONLY_KEYS = new Set(['label', 'displayName', 'title', 'icon', 'hint', 'description'])
+/** Search and filter settings of the editor, whatever they are called: `search*`, `filter*`. */
+const SEARCH_OR_FILTER = /^(search|filter)/i
+
+const editorOnly = (key: string) => EDITOR_ONLY_KEYS.has(key) || SEARCH_OR_FILTER.test(key)
 
 function strip(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(strip)
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {}
     for (const k of Object.keys(value).sort()) {
-      if (!EDITOR_ONLY_KEYS.has(k)) out[k] = strip((value as Record<string, unknown>)[k])
+      if (!editorOnly(k)) out[k] = strip((value as Record<string, unknown>)[k])
     }
     return out
   }

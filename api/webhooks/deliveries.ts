@@ -76,7 +76,7 @@ export function listDeliveries(db: Db, teamId: string, id: string, limit = 50) {
     eventId: r.eventId, eventType: r.eventType as EventType, status: r.status, createdAt: new Date(r.createdAt).toISOString(),
     attempts: attempts.filter((a) => a.outboxSeq === r.seq).map((a) => ({
       attempt: a.attempt, trigger: a.trigger, at: new Date(a.startedAt).toISOString(), statusCode: a.statusCode,
-      error: a.error, durationMs: a.durationMs, nextAttemptAt: iso(a.nextAttemptAt),
+      error: a.error, durationMs: a.durationMs, nextAttemptAt: iso(a.nextAttemptAt), responseBody: a.responseBody ?? '',
     })),
   }))
 }

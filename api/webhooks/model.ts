@@ -80,6 +80,7 @@ export const AttemptView = t.Object({
   error: t.Union([t.String(), t.Null()]),
   durationMs: t.Integer(),
   nextAttemptAt: t.Union([t.String(), t.Null()]),
+  responseBody: t.String({ description: "The receiver's answer, up to 4 KiB; empty when there was none" }),
 })
 export const DeliveryView = t.Object({
   eventId: t.String(),

@@ -32,6 +32,12 @@ test('each visible change records one site change with its status', async () => 
   expect((await put('/content-index', { fields: ['name'] })).body).toEqual({ indexGeneration: 2 })
   const s = (status: string) => ({ status, userId: 'u-editor' })
   expect(changes()).toEqual([s('locales'), s('localization'), s('template'), s('index'), s('index')])
+  // The same fallbacks in another key order change nothing.
+  expect((await put('/locales', { locales: ['en', 'de', 'fr'], defaultLocale: 'de' })).status).toBe(200)
+  expect((await put('/localization', { fallbacks: { en: 'de', fr: 'de' } })).status).toBe(200)
+  const before = changes().length
+  expect((await put('/localization', { fallbacks: { fr: 'de', en: 'de' } })).body.fallbacks).toEqual({ en: 'de', fr: 'de' })
+  expect(changes()).toHaveLength(before)
 })
 
 test('the CLI push command deploys the index and records an `index` site change by user cli', async () => {

@@ -158,8 +158,25 @@ test('test endpoint sends a signed sample synchronously and logs it as a test de
   ])
   expect(log.body[0]).toEqual({
     eventId: expect.any(String), eventType: 'content.unpublished', status: 'failed', createdAt: ISO,
-    attempts: [{ attempt: 1, trigger: 'test', at: ISO, statusCode: 503, error: null, durationMs: expect.any(Number), nextAttemptAt: null }],
+    attempts: [{ attempt: 1, trigger: 'test', at: ISO, statusCode: 503, error: null, durationMs: expect.any(Number), nextAttemptAt: null, responseBody: 'down' }],
   })
+})
+
+test('a batch publishes a parent before its child, whatever the order asked: the child event names its path', async () => {
+  const { body: hook } = await create({ label: 'order', provider: 'custom', target: rx.url })
+  const put = (id: string, parent: string, slug: string) =>
+    ctx.call('POST', `/content/${TEAM}`, { body: { id, contentType: 'page', fields: { parent }, locales: { en: { title: slug, slug } } } })
+  expect((await put('pages/shop', 'pages/home', 'shop')).status).toBe(200)
+  expect((await put('pages/shop-item', 'pages/shop', 'item')).status).toBe(200)
+  const res = await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/shop-item', 'pages/shop'] } })
+  // Answers in the order asked.
+  expect(res.body.map((i: any) => [i.id, i.status])).toEqual([['pages/shop-item', 0], ['pages/shop', 0]])
+  const log = (await ctx.call('GET', `${base}/${hook.id}/deliveries`, { token: TOKENS.webhooks })).body
+  const payloads = log.map((d: any) => JSON.parse((ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(d.eventId) as { payload: string }).payload))
+  expect(payloads.map((p: any) => [p.documentId, p.urls]).reverse()).toEqual([
+    ['pages/shop', { en: '/shop' }],
+    ['pages/shop-item', { en: '/shop/item' }],
+  ])
 })
 
 test('a publish writes an outbox row; redeliver puts the same event back to pending as manual', async () => {

@@ -88,6 +88,37 @@ test("a seed publishes the file's content, never an editor's draft, and is idemp
   }
 })
 
+test('a seed that changes an existing team\'s languages or templates records site changes by cli; an unchanged one none', () => {
+  const file = join(dir, 'site-seed.json')
+  const seed = testSeed() as any
+  writeFileSync(file, JSON.stringify(seed))
+  const path = join(dir, 'site-seed.db')
+  const changes = () => {
+    const db = openDb(path)
+    try {
+      return db.$client.query('SELECT team_id AS teamId, status, user_id AS userId FROM site_changes ORDER BY id').all()
+    } finally {
+      db.$client.close()
+    }
+  }
+  expect(runSeed(file, path).code).toBe(0)
+  expect(changes()).toEqual([]) // new teams: no site to tell yet
+  expect(runSeed(file, path).code).toBe(0)
+  expect(changes()).toEqual([])
+  // A new default language, and a template the site sees (a new field); icon alone is editor-only.
+  seed.teams[0].defaultLocale = 'de'
+  seed.teams[0].contentTypes[1].fields.push({ name: 'price' })
+  seed.teams[1].contentTypes[0].icon = 'doc'
+  writeFileSync(file, JSON.stringify(seed))
+  expect(runSeed(file, path).code).toBe(0)
+  expect(changes()).toEqual([
+    { teamId: 'acme', status: 'locales', userId: 'cli' },
+    { teamId: 'acme', status: 'template', userId: 'cli' },
+  ])
+  expect(runSeed(file, path).code).toBe(0)
+  expect(changes()).toHaveLength(2)
+})
+
 test('an invalid seed file fails with a message and exit code 1', () => {
   const file = join(dir, 'bad.json')
   writeFileSync(file, JSON.stringify({ teams: [{ id: 'x' }] }))

@@ -6,7 +6,7 @@ import { makeTestDir, waitFor } from '../helpers'
 const dir = makeTestDir('start-test-')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-test('bun start creates and seeds the database, serves the api, runs the dispatcher, and stops both on SIGTERM', async () => {
+test('bun start creates and seeds the database, serves the api, runs the dispatcher, refuses a busy port, and stops both on SIGTERM', async () => {
   const port = 20000 + Math.floor(Math.random() * 20000)
   const databasePath = join(dir, 'data', 'content.db')
   const proc = Bun.spawn(['bun', 'start'], {
@@ -30,6 +30,15 @@ test('bun start creates and seeds the database, serves the api, runs the dispatc
     }, 20_000, 'api health')
     expect(health).toEqual({ status: 'ok' })
     expect(existsSync(databasePath)).toBe(true)
+    // A second service on the same port fails loudly instead of sharing the port (SO_REUSEPORT)
+    // and taking half the requests to another database; the first one keeps serving.
+    const second = Bun.spawn(['bun', 'start'], {
+      cwd: join(import.meta.dir, '../..'),
+      env: { ...process.env, PORT: String(port), DATABASE_PATH: join(dir, 'second', 'content.db'), LOG_LEVEL: 'warn' },
+      stdout: 'ignore', stderr: 'pipe',
+    })
+    expect(await second.exited).not.toBe(0)
+    expect(await new Response(second.stderr).text()).toContain('EADDRINUSE')
     const versions = await fetch(`http://127.0.0.1:${port}/content/versions/acme?id=pages/about`, { headers: { authorization: 'Bearer tok-editor' } })
     expect(versions.status).toBe(200)
     expect(((await versions.json()) as { rows: { publishedBy: string }[] }).rows[0]!.publishedBy).toBe('cli')
