@@ -70,7 +70,9 @@ export function seed(db: Db, metrics: Metrics | null, input: unknown) {
       // An existing team's languages or templates changed by a seed are site changes, as through
       // the settings routes (api/teams/settings.ts); a new team has no site to tell yet.
       const existing = getTeam(tx, team.id)
-      const siteChange = (status: 'locales' | 'template') => existing && recordSiteChange(tx, { teamId: team.id, status, userId: CLI_USER })
+      const siteChange = (status: 'locales' | 'template') => {
+        if (existing) recordSiteChange(tx, { teamId: team.id, status, userId: CLI_USER })
+      }
       const row = { id: team.id, workspaceId: team.workspaceId, locales: team.locales, defaultLocale: team.defaultLocale }
       tx.insert(teams).values({ ...row, createdAt: new Date().toISOString() }).onConflictDoUpdate({ target: teams.id, set: row }).run()
       if (existing && JSON.stringify([existing.locales, existing.defaultLocale]) !== JSON.stringify([team.locales, team.defaultLocale])) siteChange('locales')

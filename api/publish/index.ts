@@ -19,7 +19,8 @@ function parentOf(db: Db, teamId: string, id: string): string | null {
  * The order to publish a batch in (indices into `ids`): a page after its parent when both are
  * in the batch, otherwise as requested. A child published before its parent would get its
  * event while the parent is not live yet, so no URL, and no later event would name its path.
- * The answers keep the request's order. A cycle falls back to the request order.
+ * The answers keep the request's order. A parent cycle (no page in it has a URL) is broken
+ * where the walk meets it.
  */
 export function parentsFirst(ids: readonly string[], parentOf: (id: string) => string | null): number[] {
   if (ids.length < 2) return ids.map((_, i) => i)
@@ -28,7 +29,7 @@ export function parentsFirst(ids: readonly string[], parentOf: (id: string) => s
   const order: number[] = []
   const state = new Array<'visiting' | 'done' | undefined>(ids.length)
   const visit = (i: number) => {
-    if (state[i]) return // done, or a cycle: leave it where the request put it
+    if (state[i]) return // done, or on the walk already (a cycle)
     state[i] = 'visiting'
     const parent = parentOf(ids[i]!)
     const p = parent === null ? undefined : firstIndex.get(parent)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 import { countRevisions, listRevisions } from '../../db/store'
+import { parentsFirst } from '../../api/publish'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })
@@ -135,4 +136,14 @@ describe('POST /content/publish/{activeTeam}', () => {
     const after = (await ctx.call('GET', '/metrics', { token: TOKENS.translator })).text
     expect(Number(/service_api_publish_revisions\{outcome="ok"\} (\d+)/.exec(after)![1])).toBe(ok + 1)
   })
+})
+
+test('parentsFirst: parents before children, every index once, cycles and repeats survive', () => {
+  const parents: Record<string, string | null> = { c: 'b', b: 'a', a: null, x: 'y', y: 'x', s: 's' }
+  const of = (id: string) => parents[id] ?? null
+  expect(parentsFirst(['c', 'b', 'a'], of)).toEqual([2, 1, 0])
+  expect(parentsFirst(['a', 'c', 'z', 'b'], of)).toEqual([0, 3, 1, 2])
+  for (const ids of [['x', 'y'], ['s', 'a', 's'], ['a']]) {
+    expect([...parentsFirst(ids, of)].sort()).toEqual(ids.map((_, i) => i))
+  }
 })
