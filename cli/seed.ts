@@ -11,7 +11,7 @@ import { contentTypes, memberships, teams, users } from '../db/schema'
 import { hashToken, CAPABILITIES } from '../api/auth'
 import { stripStamp } from '../api/content/document'
 import { writeDocument, loadLive } from '../api/content/service'
-import { publishOne } from '../api/publish/service'
+import { publishBatch } from '../api/publish/service'
 import { getContentType, getTeam } from '../api/teams/service'
 import { isSiteVisibleChange } from '../api/teams/site-visible'
 import { recordSiteChange } from '../api/webhooks/events'
@@ -91,6 +91,7 @@ export function seed(db: Db, metrics: Metrics | null, input: unknown) {
       }
     }, { behavior: 'immediate' })
     report.teams++
+    const toPublish: string[] = []
     for (const doc of team.documents ?? []) {
       const { published, ...input } = doc
       const current = loadLive(db, team.id, doc.id)
@@ -100,11 +101,12 @@ export function seed(db: Db, metrics: Metrics | null, input: unknown) {
         writeDocument(db, { teamId: team.id, userId: CLI_USER, doc: wanted })
         report.documents++
       }
-      if (published && (changed || !current?.published)) {
-        const item = publishOne(db, metrics, { teamId: team.id, id: doc.id, stampUserId: CLI_USER, actorUserId: CLI_USER, source: 'cli' })
-        if (item.status !== 0) throw new Error(`Publishing ${doc.id} failed: ${item.reason}`)
-        report.published++
-      }
+      if (published && (changed || !current?.published)) toPublish.push(doc.id)
+    }
+    // After every write, parents first (as a batch publish), so each event names its page's path.
+    for (const item of publishBatch(db, metrics, toPublish, { teamId: team.id, stampUserId: CLI_USER, actorUserId: CLI_USER, source: 'cli' })) {
+      if (item.status !== 0) throw new Error(`Publishing ${item.id} failed: ${item.reason}`)
+      report.published++
     }
   }
   return report

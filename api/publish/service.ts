@@ -12,7 +12,7 @@ import { deleteDoc, loadDoc, putRevision, saveDoc } from '../../db/store'
 import { asDocument, dirtyLocales, roundTripTimestamp, stripStamp } from '../content/document'
 import { batchItemId, draftId, isStorableId, parseId, scheduledId } from '../content/ids'
 import type { BatchItem, Document } from '../content/model'
-import { present } from '../content/service'
+import { loadLive, present } from '../content/service'
 import type { DocumentRow } from '../../db/schema'
 import type { Metrics } from '../metrics'
 import { getContentType, getTeam } from '../teams/service'
@@ -48,6 +48,47 @@ export function publishOne(db: Db, metrics: Metrics | null, input: PublishInput)
     counter?.inc({ outcome: 'error' })
     throw e
   }
+}
+
+/** Publishes `ids` (see `parentsFirst` for the order); the answers keep the order of `ids`. */
+export function publishBatch(db: Db, metrics: Metrics | null, ids: readonly string[], input: Omit<PublishInput, 'id'>): BatchItem[] {
+  const answers: BatchItem[] = []
+  for (const i of parentsFirst(ids, (id) => parentOf(db, input.teamId, id, input.source))) answers[i] = publishOne(db, metrics, { ...input, id: ids[i]! })
+  return answers
+}
+
+/** The parent page a publish of `id` will have: its draft's (unless the CLI publishes), else its canonical's. */
+function parentOf(db: Db, teamId: string, id: string, source: PublishInput['source']): string | null {
+  if (!isStorableId(id)) return null
+  const row = (source === 'cli' ? null : loadLive(db, teamId, draftId(id))) ?? loadLive(db, teamId, id)
+  const parent = (row?.body.fields as { parent?: unknown } | undefined)?.parent
+  return typeof parent === 'string' && parent !== '' ? parent : null
+}
+
+/**
+ * The order to publish a batch in (indices into `ids`): a page after its parent when both are
+ * in the batch, otherwise as requested. A child published before its parent would get its
+ * event while the parent is not live yet, so no URL, and no later event would name its path.
+ * The answers keep the request's order. A parent cycle (no page in it has a URL) is broken
+ * where the walk meets it.
+ */
+export function parentsFirst(ids: readonly string[], parentOf: (id: string) => string | null): number[] {
+  if (ids.length < 2) return ids.map((_, i) => i)
+  const firstIndex = new Map<string, number>()
+  ids.forEach((id, i) => firstIndex.has(id) || firstIndex.set(id, i))
+  const order: number[] = []
+  const state = new Array<'visiting' | 'done' | undefined>(ids.length)
+  const visit = (i: number) => {
+    if (state[i]) return // done, or on the walk already (a cycle)
+    state[i] = 'visiting'
+    const parent = parentOf(ids[i]!)
+    const p = parent === null ? undefined : firstIndex.get(parent)
+    if (p !== undefined && p !== i) visit(p)
+    state[i] = 'done'
+    order.push(i)
+  }
+  ids.forEach((_, i) => visit(i))
+  return order
 }
 
 function publishInTx(tx: Tx, input: PublishInput) {

@@ -119,6 +119,30 @@ test('a seed that changes an existing team\'s languages or templates records sit
   expect(changes()).toHaveLength(2)
 })
 
+test('a seed publishes a parent before a child listed first, so the child event names its path', () => {
+  const file = join(dir, 'order-seed.json')
+  const seed = testSeed() as any
+  const path = join(dir, 'order-seed.db')
+  writeFileSync(file, JSON.stringify(seed))
+  expect(runSeed(file, path).code).toBe(0)
+  const db = openDb(path)
+  try {
+    db.$client.run(`INSERT INTO webhooks (id, team_id, label, provider, target, secret, events, options, created_at, updated_at)
+      VALUES ('w1', 'acme', 'l', 'custom', 'https://example.com/h', '${'s'.repeat(43)}', '["content.published"]', '{}', '', '')`)
+    seed.teams[0].documents.push(
+      { id: 'pages/item', contentType: 'page', published: true, fields: { parent: 'pages/shop' }, locales: { en: { title: 'I', slug: 'item' } } },
+      { id: 'pages/shop', contentType: 'page', published: true, fields: { parent: 'pages/home' }, locales: { en: { title: 'S', slug: 'shop' } } },
+    )
+    writeFileSync(file, JSON.stringify(seed))
+    expect(JSON.parse(runSeed(file, path).out)).toMatchObject({ ok: true, published: 2 })
+    const urls = (db.$client.query('SELECT payload FROM outbox JOIN outbox_events USING (event_id) ORDER BY seq').all() as { payload: string }[])
+      .map((r) => JSON.parse(r.payload)).map((p) => [p.documentId, p.urls])
+    expect(urls).toEqual([['pages/shop', { en: '/shop' }], ['pages/item', { en: '/shop/item' }]])
+  } finally {
+    db.$client.close()
+  }
+})
+
 test('an invalid seed file fails with a message and exit code 1', () => {
   const file = join(dir, 'bad.json')
   writeFileSync(file, JSON.stringify({ teams: [{ id: 'x' }] }))
