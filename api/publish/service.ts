@@ -111,9 +111,10 @@ function publishInTx(tx: Tx, input: PublishInput) {
   if (!type) throw new PublishRefusal('The content type of this document no longer exists.')
 
   const from = asDocument(stripStamp(source.body))
-  const live = canonical ? asDocument(stripStamp(canonical.body)) : null
+  // What the site shows now: nothing when the canonical was never published, or was taken down.
+  const live = canonical?.published ? asDocument(stripStamp(canonical.body)) : null
   // contract.md: `locales` publishes only those locales of the draft, whether or not a canonical
-  // exists yet; without one (never published, or soft-deleted) the others simply are not live.
+  // is live; without one (never published, unpublished, archived, soft-deleted) the others are not live.
   const locales = input.locales ? mergeLocales(live?.locales ?? {}, from.locales, input.locales) : from.locales
   const stampedAt = roundTripTimestamp(input.now ?? new Date())
   const body: Document = { ...from, id, locales, __publishedBy: input.stampUserId, __publishedAt: stampedAt }
@@ -127,9 +128,22 @@ function publishInTx(tx: Tx, input: PublishInput) {
   if (input.source === 'worker') {
     deleteDoc(tx, teamId, scheduledId(id))
   }
-  settleDraft(tx, input.source === 'worker' || input.source === 'cli' ? loadDoc(tx, teamId, draftId(id)) : sourceRow, body)
+  const draft = input.source === 'worker' || input.source === 'cli' ? loadDoc(tx, teamId, draftId(id)) : sourceRow
+  // Some locales of a canonical that is not live and has no draft: the others must neither go
+  // live nor be lost, so they stay unpublished in a new draft (settled below: dirty).
+  const keep = !draft && source === canonical && !live && input.locales ? newDraft(tx, canonical, from) : null
+  settleDraft(tx, draft ?? keep, body)
   recordPublished(tx, { teamId, before: canonical, after: saved, userId: input.actorUserId, locales: input.locales ?? Object.keys(locales) })
   return { document: present(saved) }
+}
+
+/** A draft of `canonical` holding `content` (no stamp); `settleDraft` sets its dirty locales. */
+function newDraft(tx: Tx, canonical: DocumentRow, content: Document): DocumentRow {
+  const id = draftId(canonical.id)
+  return saveDoc(tx, {
+    teamId: canonical.teamId, id, canonicalId: canonical.id, kind: 'draft', collection: canonical.collection,
+    body: { ...content, id } as unknown as Record<string, unknown>, published: false, archived: false, deletedAt: null, current: null,
+  })
 }
 
 /** The live locales with `selected` taken from the draft (a selected locale the draft lacks is taken down). */

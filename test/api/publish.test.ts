@@ -86,6 +86,38 @@ describe('POST /content/publish/{activeTeam}', () => {
     expect(versions.body.rows.map((r: { locales: string[] }) => r.locales)).toEqual([['en']])
   })
 
+  test('locales on a never-published canonical without a draft: only those go live, the others move into a new draft', async () => {
+    const en = { title: 'EN', slug: 'pc1' }
+    const de = { title: 'DE NOT READY', slug: 'pc1-de' }
+    await ctx.call('POST', base, { body: { id: 'pages/pc1', contentType: 'page', locales: { en, de } } })
+    const res = await publish({ ids: ['pages/pc1'], locales: ['en'] })
+    expect(res.status).toBe(200)
+    expect(res.body[0]).toMatchObject({ id: 'pages/pc1', status: 0, document: { locales: { en }, __publishedBy: 'u-editor' } })
+    expect(Object.keys(res.body[0].document.locales)).toEqual(['en'])
+    // Nothing lost: the unpublished locale waits in the draft, dirty, without a stamp.
+    const { '@metadata': _d, ...draft } = await read('pages/pc1/draft')
+    expect(draft).toEqual({ id: 'pages/pc1/draft', contentType: 'page', fields: {}, locales: { en, de }, __dirtyLocales: ['de'] })
+    const versions = await ctx.call('GET', `/content/versions/${TEAM}?id=pages/pc1`)
+    expect(versions.body.rows.map((r: { locales: string[] }) => r.locales)).toEqual([['en']])
+    // Publishing the rest later puts both live and settles the draft away.
+    const rest = await publish({ ids: ['pages/pc1'], locales: ['de'] })
+    expect(rest.body[0].document.locales).toEqual({ en, de })
+    expect((await ctx.call('GET', `${base}?id=pages/pc1/draft`)).status).toBe(404)
+  })
+
+  test('locales after an unpublish: the taken-down locales do not come back live with the ones asked for', async () => {
+    const en = { title: 'EN', slug: 'pu1' }
+    const de = { title: 'DE', slug: 'pu1-de' }
+    await ctx.call('POST', base, { body: { id: 'pages/pu1', contentType: 'page', locales: { en, de } } })
+    await publish({ ids: ['pages/pu1'] })
+    const down = await ctx.call('POST', `/content/unpublish/${TEAM}`, { body: { ids: ['pages/pu1'] } })
+    expect(down.body[0].status).toBe(0)
+    const res = await publish({ ids: ['pages/pu1'], locales: ['en'] })
+    expect(res.body[0].document.locales).toEqual({ en })
+    const { '@metadata': _d, ...draft } = await read('pages/pu1/draft')
+    expect(draft).toMatchObject({ locales: { en, de }, __dirtyLocales: ['de'] })
+  })
+
   test('refusals are batch items with status 1 and a reason; the others still publish', async () => {
     await ctx.call('POST', base, { body: { id: 'pages/ok', contentType: 'page' } })
     const res = await publish({ ids: ['pages/ok', 'pages/missing', 'pages/ok/draft'] })
