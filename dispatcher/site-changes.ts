@@ -16,6 +16,8 @@ import { shouldEmit } from './coalesce'
  * and site.changed waits for that (bounded by the max hold).
  */
 export function runIndexJob(db: Db): number {
+  // A read first, as for claims: an idle poll never takes the write lock.
+  if (!db.$client.query('SELECT 1 FROM teams WHERE indexed_generation < index_generation LIMIT 1').get()) return 0
   return db.$client.query('UPDATE teams SET indexed_generation = index_generation WHERE indexed_generation < index_generation').run().changes
 }
 

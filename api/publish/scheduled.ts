@@ -20,11 +20,14 @@ const LEASE_MS = 60_000
  * a savepoint) and the schedule's removal, so the count is exactly the versions recorded.
  */
 export function runDueSchedules(db: Db, metrics: Metrics | null, now: number) {
+  // A read first: a poll with nothing due never takes the write lock the api's writers need.
+  const due = and(lte(schedules.publishAt, now), or(isNull(schedules.leaseExpiresAt), lt(schedules.leaseExpiresAt, now)))
+  if (!db.select({ one: schedules.teamId }).from(schedules).where(due).limit(1).get()) return []
   const token = crypto.randomUUID()
   const claimed = db
     .update(schedules)
     .set({ leaseToken: token, leaseExpiresAt: now + LEASE_MS })
-    .where(and(lte(schedules.publishAt, now), or(isNull(schedules.leaseExpiresAt), lt(schedules.leaseExpiresAt, now))))
+    .where(due)
     .returning()
     .all()
   return claimed.map((s) => {

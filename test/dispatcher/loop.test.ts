@@ -316,3 +316,21 @@ test('stop() gives rows claimed ahead back at once (no lease left to expire)', a
     rx2.stop()
   }
 })
+
+test('an idle pass takes no write lock: an api writer holding it never stalls the dispatcher', async () => {
+  const { Database } = await import('bun:sqlite')
+  const writer = new Database(ctx.path)
+  writer.exec('BEGIN IMMEDIATE') // as the api does for every write
+  try {
+    const lines: string[] = []
+    const d = dispatcher({ log: createLogger('warn', 'test', { write: (l: string) => void lines.push(l) }) })
+    const started = performance.now()
+    expect(await d.runOnce(clock)).toBe(0)
+    // Waiting for the lock would take the busy timeout (10 s) and log a failed step.
+    expect(performance.now() - started).toBeLessThan(1000)
+    expect(lines).toEqual([])
+  } finally {
+    writer.exec('ROLLBACK')
+    writer.close()
+  }
+})
