@@ -38,6 +38,9 @@ test('cross-process restores and edits on one draft never leave a mix', async ()
   const etag = (doc: any) => Number(/^A:(\d+)-/.exec(cv(doc))![1])
   const landed = outcomes.filter((o) => o.status === 200).sort((a, b) => etag(a.doc) - etag(b.doc))
   console.log(`cross-process race: ${landed.length} landed, ${outcomes.length - landed.length} refused with 409`)
+  // The race must really happen (120-170 of 600 refused in runs so far), or the checks below prove nothing.
+  expect(outcomes.length - landed.length).toBeGreaterThan(0)
+  expect(landed.filter((o) => o.kind === 'restore').length).toBeGreaterThan(0)
 
   expect((await read(ctx, `${ID}/draft`)).body).toEqual(landed.at(-1).doc)
   const applied = (await activity(ctx, ID)).filter((e: any) => e.kind === 'APPLY_REVISION').map((e: any) => ({ source: e.source, locales: e.locales }))
