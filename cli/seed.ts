@@ -63,6 +63,12 @@ export function seed(db: Db, metrics: Metrics | null, input: unknown) {
     const first = Value.Errors(SeedFile, input).First()
     throw new Error(`Invalid seed file at ${first?.path || '/'}: ${first?.message}`)
   }
+  // All or nothing: a seed that fails partway (an unknown content type, a refused publish)
+  // leaves the database as it was. The writes below nest as savepoints in this transaction.
+  return db.$client.transaction(() => apply(db, metrics, input)).immediate()
+}
+
+function apply(db: Db, metrics: Metrics | null, input: SeedFile) {
   const report = { teams: 0, documents: 0, published: 0 }
   for (const team of input.teams) {
     if (!team.locales.includes(team.defaultLocale)) throw new Error(`Team ${team.id}: defaultLocale must be one of locales`)

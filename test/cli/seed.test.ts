@@ -143,6 +143,34 @@ test('a seed publishes a parent before a child listed first, so the child event 
   }
 })
 
+test('a seed that fails partway writes nothing: no team, no document, no version, no event', () => {
+  const file = join(dir, 'partway-seed.json')
+  const path = join(dir, 'partway-seed.db')
+  const seed = testSeed() as any
+  writeFileSync(file, JSON.stringify(seed))
+  expect(runSeed(file, path).code).toBe(0)
+  const db = openDb(path)
+  const state = () => ['teams', 'content_types', 'documents', 'revisions', 'outbox', 'site_changes']
+    .map((t) => db.$client.query(`SELECT * FROM ${t}`).all())
+  try {
+    const before = JSON.stringify(state())
+    // A new team, a changed title and a new page, then a document of an unknown content type.
+    seed.teams.push({ ...seed.teams[0], id: 'third', documents: [] })
+    seed.teams[0].locales = [...seed.teams[0].locales, 'it']
+    seed.teams[0].documents[0].locales.en.title = 'Changed'
+    seed.teams[0].documents.push(
+      { id: 'pages/new', contentType: 'page', published: true, fields: { parent: 'pages/home' }, locales: { en: { title: 'N', slug: 'new' } } },
+      { id: 'pages/bad', contentType: 'nope', published: true, locales: { en: { title: 'B', slug: 'b' } } },
+    )
+    writeFileSync(file, JSON.stringify(seed))
+    const res = runSeed(file, path)
+    expect({ code: res.code, err: res.err.includes('seed failed: Unknown content type.') }).toEqual({ code: 1, err: true })
+    expect(JSON.stringify(state())).toBe(before)
+  } finally {
+    db.$client.close()
+  }
+})
+
 test('an invalid seed file fails with a message and exit code 1', () => {
   const file = join(dir, 'bad.json')
   writeFileSync(file, JSON.stringify({ teams: [{ id: 'x' }] }))
