@@ -37,7 +37,9 @@ export function contentRoutes({ db }: AppDeps) {
       '/content/:activeTeam',
       ({ params, body, headers, set, caller }) => {
         // An ETag from GET, sent back as If-Match, makes the write conditional (409 on a mismatch).
-        const row = writeDocument(db, { teamId: params.activeTeam, userId: caller.userId, doc: body, ifMatch: headers['if-match'] })
+        const row = writeDocument(db, {
+          teamId: params.activeTeam, userId: caller.userId, doc: body, ifMatch: headers['if-match'], mayChangeLive: caller.capabilities.has('ChangeLiveContent'),
+        })
         set.headers.etag = JSON.stringify(row.changeVector)
         return present(row)
       },
@@ -53,7 +55,9 @@ export function contentRoutes({ db }: AppDeps) {
     .patch(
       '/content/:activeTeam',
       ({ params, query, body, headers, set, caller }) => {
-        const row = patchDocument(db, { teamId: params.activeTeam, userId: caller.userId, id: query.id, patch: body, ifMatch: headers['if-match'] })
+        const row = patchDocument(db, {
+          teamId: params.activeTeam, userId: caller.userId, id: query.id, patch: body, ifMatch: headers['if-match'], mayChangeLive: caller.capabilities.has('ChangeLiveContent'),
+        })
         set.headers.etag = JSON.stringify(row.changeVector)
         return present(row)
       },

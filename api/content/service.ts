@@ -12,7 +12,7 @@ import { ifMatchHolds } from './if-match'
 import { getContentType, getTeam } from '../teams/service'
 import { appendActivity, type ActivityEntry } from './activity'
 import { asDocument, changedLocales, dirtyLocales, fieldsChanged, PROTECTED_FIELDS, stripStamp } from './document'
-import { isStorableId, isValidCanonicalId, parseId } from './ids'
+import { draftId, isStorableId, isValidCanonicalId, parseId } from './ids'
 import { Document, DocumentInput, type DocumentView } from './model'
 import { recordChangedInPlace } from '../webhooks/events'
 
@@ -61,7 +61,11 @@ const conflict = () => new AppError(409, 'conflict', 'The document was changed b
  */
 export function writeDocument(
   db: Db,
-  input: { teamId: string; userId: string; doc: DocumentInput; ifMatch?: string },
+  input: {
+    teamId: string; userId: string; doc: DocumentInput; ifMatch?: string
+    /** The caller holds `ChangeLiveContent`: it may rewrite a published canonical in place. */
+    mayChangeLive?: boolean
+  },
 ): DocumentRow {
   const { teamId, userId } = input
   const team = getTeam(db, teamId)
@@ -79,6 +83,11 @@ export function writeDocument(
     return db.transaction(
       (tx) => {
         const canonical = loadLive(tx, teamId, canonicalId)
+        // Rewriting a published canonical changes the site at once, like a publish: it takes
+        // `ChangeLiveContent` (spec.md asks it even of a restore into such a document's draft).
+        if (kind === 'canonical' && canonical?.published && !input.mayChangeLive) {
+          throw new AppError(403, 'forbidden', `Missing capability: ChangeLiveContent. The document is published; edit its draft ${JSON.stringify(draftId(canonicalId))} instead.`)
+        }
         const current = loadDoc(tx, teamId, input.doc.id)
         if (!ifMatchHolds(input.ifMatch, current?.changeVector ?? null)) throw conflict()
         const before = kind === 'draft' ? (current && !current.deletedAt ? current : canonical) : canonical
@@ -128,7 +137,7 @@ function touchesProtected(op: Operation): boolean {
  * yet creates it from the canonical, stamp removed. The result is validated and saved
  * through `writeDocument`, under the change vector read here.
  */
-export function patchDocument(db: Db, input: { teamId: string; userId: string; id: string | undefined; patch: unknown; ifMatch?: string }) {
+export function patchDocument(db: Db, input: { teamId: string; userId: string; id: string | undefined; patch: unknown; ifMatch?: string; mayChangeLive?: boolean }) {
   if (!input.id) throw badRequest('missing_id', 'Query parameter `id` is required.')
   if (!Array.isArray(input.patch)) throw badRequest('invalid_patch', 'The body must be a JSON Patch array (RFC 6902).')
   const ops = input.patch as Operation[]
@@ -155,5 +164,5 @@ export function patchDocument(db: Db, input: { teamId: string; userId: string; i
   }
   const next = { ...result, id: input.id }
   if (!Value.Check(DocumentInput, next)) throw badRequest('invalid_document', 'The patched document is not a valid document.')
-  return writeDocument(db, { teamId: input.teamId, userId: input.userId, doc: next, ifMatch: current?.changeVector ?? undefined })
+  return writeDocument(db, { teamId: input.teamId, userId: input.userId, doc: next, ifMatch: current?.changeVector ?? undefined, mayChangeLive: input.mayChangeLive })
 }
