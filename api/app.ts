@@ -160,6 +160,8 @@ export function createApp(deps: AppDeps) {
           },
           components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
           security: [{ bearer: [] }],
+          // Relative: the API is served where this document is (a generated client's base URL).
+          servers: [{ url: '/', description: 'This service' }],
         },
       })),
     )

@@ -8,14 +8,16 @@
  * - bodies are JSON only: the plugin offers `multipart/form-data` and `text/plain` for every
  *   body, which this API refuses; a route that declares its own media types (restore's
  *   `application/problem+json`) keeps them;
- * - every operation that takes a body declares the `413 payload_too_large` the app answers
- *   for one over MAX_BODY_BYTES (api/app.ts, for every route alike);
+ * - every POST, PUT and PATCH declares the `413 payload_too_large` the app answers for a body
+ *   over MAX_BODY_BYTES (api/app.ts, for every route alike, with or without a declared body),
+ *   and every operation the `500 internal` of an unexpected failure;
  * - a map (`t.Record(t.String(), X)`, written `patternProperties: {"^(.*)$": X}`) is written
  *   `additionalProperties: X`, which means the same and which generators turn into
  *   `{[key: string]: X}` (some read `patternProperties` as values of unknown type);
- * - routes marked `x-etag` declare the `ETag` header of their 200 answer;
+ * - routes marked `x-etag` declare the `ETag` header of their 200 answer; `x-responses`
+ *   (status to text) describes a route's own answers where the common text would mislead;
  * - Elysia's coercing `t.Integer`/`t.Numeric` (an integer, or a string holding one, for query
- *   text) is documented as the number it is.
+ *   text) is documented as the number it is, and a whole numeric `const` as an integer.
  */
 import { ErrorBody } from './content/model'
 
@@ -31,9 +33,13 @@ const STATUS_TEXT: Record<string, string> = {
   401: 'Missing or unknown bearer token: `{error: "unauthorized", message}`',
   403: 'Not a member of the team, or a capability is missing: `{error: "forbidden", message}`',
   404: 'Not found',
-  409: 'Conflict: the document changed meanwhile',
+  409: 'Conflict: `{error, message}`; `conflict` when the document changed meanwhile (If-Match)',
   413: 'Body larger than MAX_BODY_BYTES: `{error: "payload_too_large", message}`',
+  500: 'Unexpected server error (logged): `{error: "internal", message}`',
 }
+
+/** Methods whose requests may carry a body: the app answers 413 for an oversized one on each. */
+const BODY_METHODS = new Set(['post', 'put', 'patch'])
 
 type Json = Record<string, any>
 
@@ -64,6 +70,8 @@ function fixSchema(schema: unknown): unknown {
     const { patternProperties: _, ...rest } = fixed
     return { ...rest, additionalProperties: pattern[ANY_KEY] }
   }
+  // TypeBox types a numeric literal `number`; a whole one is an integer (spec.md's batch status).
+  if (fixed.type === 'number' && Number.isInteger(fixed.const)) fixed.type = 'integer'
   const numeric = Array.isArray(fixed.anyOf) && fixed.anyOf.length === 2 ? numericOf(fixed.anyOf) : null
   if (numeric) {
     const { anyOf: _, ...rest } = fixed
@@ -80,10 +88,10 @@ function numericOf(branches: Json[]): Json | null {
   return { ...number, ...(text.default !== undefined && number.default === undefined ? { default: Number(text.default) } : {}) }
 }
 
-function response(status: string, given: Json): Json {
+function response(status: string, given: Json, described?: string): Json {
   const content = status === '204' ? undefined : jsonOnly(given.content)
   return {
-    description: given.description || STATUS_TEXT[status] || 'Response',
+    description: described || given.description || STATUS_TEXT[status] || 'Response',
     ...(given.headers ? { headers: given.headers } : {}),
     ...(content ? { content } : {}),
   }
@@ -96,10 +104,12 @@ export function normalizeOpenApi(doc: Json): Json {
     paths[path] = {}
     for (const [method, op] of Object.entries<Json>(operations)) {
       const requestContent = jsonOnly(op.requestBody?.content)
-      const responses = Object.fromEntries(Object.entries<Json>(op.responses ?? {}).map(([status, r]) => [status, response(status, r)]))
-      if (op.requestBody && !responses['413']) responses['413'] = { description: STATUS_TEXT[413], content: { 'application/json': { schema: ErrorBody } } }
+      const responses = Object.fromEntries(Object.entries<Json>(op.responses ?? {}).map(([status, r]) => [status, response(status, r, op['x-responses']?.[status])]))
+      const error = (status: string) => ({ description: STATUS_TEXT[status], content: { 'application/json': { schema: ErrorBody } } })
+      if ((op.requestBody || BODY_METHODS.has(method)) && !responses['413']) responses['413'] = error('413')
+      responses['500'] ??= error('500')
       // `x-etag` (route detail): the 200 answer carries the document's ETag, for `If-Match`.
-      const { 'x-etag': etag, ...rest } = op
+      const { 'x-etag': etag, 'x-responses': _described, ...rest } = op
       if (etag && responses['200']) responses['200'] = { ...responses['200'], headers: { ETag: ETAG_HEADER } }
       paths[path][method] = fixSchema({
         ...rest,

@@ -70,7 +70,7 @@ export const IfMatch = t.Object({ 'if-match': t.Optional(t.String({ description:
 /** Batch result item of spec.md. */
 export const BatchItem = t.Object({
   id: t.String(),
-  status: t.Union([t.Literal(0), t.Literal(1)]),
+  status: t.Union([t.Literal(0), t.Literal(1)], { description: '0 done, 1 refused (see `reason`)' }),
   document: t.Optional(DocumentView),
   reason: t.Optional(t.String()),
 })
@@ -79,7 +79,15 @@ export const BatchList = t.Array(BatchItem)
 /** A batch failure answered as a list of one (restore's 400/403/404/409 shape). */
 export const FailureList = t.Array(t.Object({ id: t.String({ description: 'Canonical document id' }), status: t.Literal(1), reason: t.String() }), { minItems: 1, maxItems: 1 })
 
-export const ErrorBody = t.Object({ error: t.String(), message: t.String() })
+export const ErrorBody = t.Object({
+  error: t.String({
+    description: 'A stable code (README "Errors"): unauthorized, forbidden, not_found, malformed_json, invalid_body, payload_too_large, '
+      + 'missing_id, sibling_id, not_content, invalid_id, bad_paging, bad_reference, bad_kind, missing_version, missing_snapshot_id, mismatch, '
+      + 'protected_field, invalid_patch, invalid_document, invalid_name, unknown_content_type, unknown_locale, conflict, bad_expiry, '
+      + 'invalid_target, invalid_secret, invalid_event_type, delivery_in_progress, internal',
+  }),
+  message: t.String({ description: 'For people; may change' }),
+})
 
 export const BatchIds = t.Object({ ids: t.Array(t.String(), { minItems: 1, maxItems: 100 }) }, { additionalProperties: false })
 export const PublishInput = t.Object(

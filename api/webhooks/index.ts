@@ -88,7 +88,10 @@ export function webhookRoutes(deps: AppDeps) {
         requires: ['ManageWebhooks'],
         params: t.Object({ teamId: t.String({ maxLength: 200 }), id: t.String({ maxLength: 200 }), eventId: t.String({ maxLength: 200 }) }),
         response: { 202: t.Object({ eventId: t.String(), eventType: t.String(), status: t.Literal('pending') }), ...errors, 409: ErrorBody },
-        detail: { summary: 'Send an event again with the same eventId and bytes' },
+        detail: {
+          summary: 'Send an event again with the same eventId and bytes',
+          'x-responses': { 409: '`{error: "delivery_in_progress", message}`: this event is being sent right now; try again when the attempt is over' },
+        },
       },
     )
 }

@@ -42,7 +42,13 @@ export const WebhookCreate = t.Object(
 )
 export type WebhookCreate = Static<typeof WebhookCreate>
 
-export const WebhookPatch = t.Partial(WebhookCreate, { additionalProperties: false })
+export const WebhookPatch = t.Partial(t.Object({
+  ...WebhookCreate.properties,
+  secret: t.String({
+    maxLength: 500,
+    description: 'A new secret (at least 32 characters, no whitespace) replaces the old one and is answered in full once. Empty or absent: the secret is kept.',
+  }),
+}), { additionalProperties: false })
 export type WebhookPatch = Static<typeof WebhookPatch>
 
 /** What management endpoints answer; never the secret or a provider token. */

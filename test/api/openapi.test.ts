@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { createTestContext, type TestContext } from '../helpers'
+import { createTestContext, TEAM, type TestContext } from '../helpers'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })
@@ -20,7 +20,7 @@ test('/swagger/json is OpenAPI 3 describing every route with its schemas', async
   }
   const list = paths['/content/versions/{activeTeam}']!.get!
   expect(list.parameters!.filter((p) => p.in === 'query').map((p) => p.name).sort()).toEqual(['id', 'pageSize', 'start'])
-  expect(Object.keys(list.responses!).sort()).toEqual(['200', '400', '401', '403', '404'])
+  expect(Object.keys(list.responses!).sort()).toEqual(['200', '400', '401', '403', '404', '500'])
   expect(paths['/content/publish/{activeTeam}']!.post!.requestBody).toBeDefined()
 })
 
@@ -66,4 +66,29 @@ test('the answers spec.md fixes are typed as it fixes them', async () => {
   expect(doc.paths['/teams/{teamId}/webhooks'].get.responses['200'].content['application/json'].schema.type).toBe('array')
   expect(Object.keys(doc.paths['/content/schedule/{activeTeam}'].post.responses)).toContain('201')
   expect(doc.paths['/teams/{teamId}/webhooks/{id}'].delete.responses['204']).toEqual({ description: expect.any(String) })
+})
+
+test('what a generated client needs beyond the shapes: base URL, integer statuses, every answer the app can give, true texts', async () => {
+  const doc = (await ctx.call('GET', '/swagger/json', { token: null })).body
+  expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }])
+  // spec.md "Batch result item": status is an integer (typed languages get an int, not a float).
+  const item = doc.paths['/content/publish/{activeTeam}'].post.responses['200'].content['application/json'].schema.items
+  expect(item.properties.status.anyOf.map((b: any) => [b.type, b.const])).toEqual([['integer', 0], ['integer', 1]])
+  // Any POST/PUT/PATCH can be answered 413 (the size check runs before routing), any operation 500.
+  const test = doc.paths['/teams/{teamId}/webhooks/{id}/test'].post
+  expect(test.responses['413'].content['application/json'].schema.required).toEqual(['error', 'message'])
+  for (const [path, ops] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(ops)) {
+      expect({ path, method, has500: '500' in op.responses }).toEqual({ path, method, has500: true })
+      if (['post', 'put', 'patch'].includes(method)) expect({ path, method, has413: '413' in op.responses }).toEqual({ path, method, has413: true })
+    }
+  }
+  const big = await ctx.call('POST', `/teams/${TEAM}/webhooks/nope/test`, { body: { pad: 'x'.repeat(2_000_000) } })
+  expect({ status: big.status, error: big.body.error }).toEqual({ status: 413, error: 'payload_too_large' })
+  // Texts that say what the route really does.
+  const redeliver = doc.paths['/teams/{teamId}/webhooks/{id}/deliveries/{eventId}/redeliver'].post
+  expect(redeliver.responses['409'].description).toContain('delivery_in_progress')
+  const patchSecret = doc.paths['/teams/{teamId}/webhooks/{id}'].patch.requestBody.content['application/json'].schema.properties.secret
+  expect(patchSecret.description).toContain('the secret is kept')
+  expect(doc.paths['/content/{activeTeam}'].post.responses['400'].content['application/json'].schema.properties.error.description).toContain('protected_field')
 })
