@@ -8,6 +8,7 @@ import { ValueErrorType } from '@sinclair/typebox/errors'
 import { AppError, BatchError, ProblemError } from './errors'
 import { authenticateRequest } from './auth'
 import { normalizeOpenApi } from './openapi'
+import { checkDepth, isJsonMediaType } from './body'
 import type { AppDeps } from './deps'
 import { contentRoutes } from './content'
 import { versionRoutes } from './versions'
@@ -103,21 +104,6 @@ async function exceeds(body: ReadableStream<Uint8Array>, max: number): Promise<b
   }
 }
 
-/** JSON bodies nest at most this deep: rich text trees stay far below, and nothing recurses into a stack overflow. */
-export const MAX_BODY_DEPTH = 100
-
-/** Whether `value` nests deeper than `max` (walked without recursion, so any depth is safe to check). */
-export function nestsDeeperThan(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]]
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!
-    if (v === null || typeof v !== 'object') continue
-    if (depth >= max) return true
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1])
-  }
-  return false
-}
-
 export function createApp(deps: AppDeps) {
   const max = deps.config.maxBodyBytes
   const open = publicPaths(deps.config.metricsPublic)
@@ -135,18 +121,27 @@ export function createApp(deps: AppDeps) {
         }
       }
       const length = request.headers.get('content-length')
+      // Bodies are JSON only (README "API"): a form or multipart body is refused, not parsed into
+      // fields and stored; `APPLICATION/JSON; charset=utf-8` is JSON too.
+      if (request.body && length !== '0' && !isJsonMediaType(request.headers.get('content-type'))) {
+        return json(415, { error: 'unsupported_media_type', message: 'Send the body as JSON with `Content-Type: application/json`.' })
+      }
       if (length !== null) return Number(length) > max ? tooLarge() : undefined
       // A chunked body declares no length: count a copy of it before the route's parser reads it.
       if (request.body) return exceeds(request.clone().body!, max).then((over) => (over ? tooLarge() : undefined))
     })
     .onError({ as: 'global' }, ({ error, code }) => errorResponse(error, code, deps.log))
-    // After authorisation and the schemas: a body nested absurdly deep is refused before any code
-    // walks it (JSON.stringify, JSON Patch) and overflows the stack into a 500.
-    .onBeforeHandle({ as: 'global' }, ({ body }) => {
-      if (body !== undefined && nestsDeeperThan(body, MAX_BODY_DEPTH)) {
-        return json(400, { error: 'invalid_body', message: `The body nests deeper than ${MAX_BODY_DEPTH} levels.` })
-      }
+    // Elysia picks its parser from the media type as written: JSON under another spelling
+    // (`APPLICATION/JSON`, `application/vnd.acme+json`) is read here. The restore routes read
+    // their raw text themselves (api/restore/index.ts), whatever the spelling.
+    .onParse({ as: 'global' }, ({ request, contentType, route }) => {
+      if (!request.body || contentType === 'application/json' || !isJsonMediaType(contentType) || route.startsWith('/content/apply-')) return
+      return request.json()
     })
+    // Right after parsing, before the schemas: a body nested absurdly deep is refused before any
+    // code walks it. Elysia's validation error builder recurses into it (a stack overflow, 500,
+    // after seconds of blocking every request), as would JSON.stringify and JSON Patch.
+    .onTransform({ as: 'global' }, ({ body }) => checkDepth(body))
     .use(
       // The plugin's document as strict validators and client generators want it (api/openapi.ts);
       // the hook lives in this small instance so that it runs for the swagger routes only.

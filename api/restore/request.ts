@@ -6,12 +6,16 @@
 import { AppError, badRequest, batchFailure, ProblemError } from '../errors'
 import { batchItemId, isValidCanonicalId, parseId } from '../content/ids'
 import { decodeVersionRef } from '../versions/service'
+import { checkDepth } from '../body'
 
 export type RestoreCommand =
   | { kind: 'revision'; documentId: string; version: string; changeVector: string; locales: string[] | null }
   | { kind: 'snapshot'; documentId: string; snapshotId: string; locales: string[] | null }
 
 const present = (v: unknown): v is string => typeof v === 'string' && v.length > 0
+
+/** The fields of spec.md "Restore request". */
+const FIELDS = new Set(['kind', 'documentId', 'snapshotId', 'version', 'locales'])
 
 /** Problem details only for a missing, empty or literal `null` body; malformed JSON stays an object error. */
 export function parseBody(raw: string): unknown {
@@ -24,6 +28,10 @@ export function parseBody(raw: string): unknown {
   }
   if (body === null) throw new ProblemError('A non-empty request body is required.', { '': ['The request body must not be null.'] })
   if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('invalid_body', 'The request body must be a JSON object.')
+  checkDepth(body)
+  // A misspelt field (`locale` for `locales`) would otherwise turn into a whole-draft restore.
+  const unknown = Object.keys(body).filter((k) => !FIELDS.has(k))
+  if (unknown.length > 0) throw badRequest('invalid_body', `Unknown field(s): ${unknown.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 100))).join(', ')}.`)
   return body
 }
 
