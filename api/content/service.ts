@@ -89,7 +89,8 @@ export function writeDocument(
           throw new AppError(403, 'forbidden', `Missing capability: ChangeLiveContent. The document is published; edit its draft ${JSON.stringify(draftId(canonicalId))} instead.`)
         }
         const current = loadDoc(tx, teamId, input.doc.id)
-        if (!ifMatchHolds(input.ifMatch, current?.changeVector ?? null)) throw conflict()
+        // A soft-deleted document does not exist for If-Match (`*` must not bring it back).
+        if (!ifMatchHolds(input.ifMatch, current && !current.deletedAt ? current.changeVector : null)) throw conflict()
         const before = kind === 'draft' ? (current && !current.deletedAt ? current : canonical) : canonical
         const stored = kind === 'draft' ? { ...body, __dirtyLocales: dirtyLocales(body, canonical && asDocument(canonical.body)) } : body
         const row = saveDoc(tx, {
@@ -138,7 +139,8 @@ function touchesProtected(op: Operation): boolean {
  * through `writeDocument`, under the change vector read here.
  */
 export function patchDocument(db: Db, input: { teamId: string; userId: string; id: string | undefined; patch: unknown; ifMatch?: string; mayChangeLive?: boolean }) {
-  if (!input.id) throw badRequest('missing_id', 'Query parameter `id` is required.')
+  const id = input.id
+  if (!id) throw badRequest('missing_id', 'Query parameter `id` is required.')
   if (!Array.isArray(input.patch)) throw badRequest('invalid_patch', 'The body must be a JSON Patch array (RFC 6902).')
   const ops = input.patch as Operation[]
   const invalid = jsonpatch.validate(ops)
@@ -146,23 +148,28 @@ export function patchDocument(db: Db, input: { teamId: string; userId: string; i
   if (ops.some(touchesProtected)) {
     throw badRequest('protected_field', 'The fields __publishedBy, __publishedAt and __dirtyLocales cannot be patched.')
   }
-  const { kind, canonicalId } = parseId(input.id)
+  const { kind, canonicalId } = parseId(id)
   if (kind !== 'canonical' && kind !== 'draft') throw badRequest('invalid_id', 'Only a canonical or a draft can be patched.')
   if (!isValidCanonicalId(canonicalId)) throw invalidId()
-  const current = loadLive(db, input.teamId, input.id)
-  const base = current ?? (kind === 'draft' ? loadLive(db, input.teamId, canonicalId) : null)
-  if (!base) throw notFound('Document not found.')
-  // The caller's If-Match is checked against what the patch applies to; the write below is
-  // then conditional on that same state, so a change in between is a 409 too.
-  if (!ifMatchHolds(input.ifMatch, current?.changeVector ?? null)) throw conflict()
-  const doc = stripStamp(structuredClone(base.body))
-  let result: Record<string, unknown>
-  try {
-    result = jsonpatch.applyPatch(doc, ops, true, false).newDocument as Record<string, unknown>
-  } catch (e) {
-    throw badRequest('invalid_patch', `The patch does not apply: ${(e as Error).name}.`)
-  }
-  const next = { ...result, id: input.id }
-  if (!Value.Check(DocumentInput, next)) throw badRequest('invalid_document', 'The patched document is not a valid document.')
-  return writeDocument(db, { teamId: input.teamId, userId: input.userId, doc: next, ifMatch: current?.changeVector ?? undefined, mayChangeLive: input.mayChangeLive })
+  // Read, apply and write in one write transaction: between a read outside it and the write, a
+  // writer in another process could land, and a draft created from the canonical has no change
+  // vector to guard it (its PATCHes were lost updates across api processes).
+  return db.transaction(() => {
+    const current = loadLive(db, input.teamId, id)
+    const base = current ?? (kind === 'draft' ? loadLive(db, input.teamId, canonicalId) : null)
+    if (!base) throw notFound('Document not found.')
+    // The caller's If-Match is checked against what the patch applies to; the write below is
+    // then conditional on that same state, so a change in between is a 409 too.
+    if (!ifMatchHolds(input.ifMatch, current?.changeVector ?? null)) throw conflict()
+    const doc = stripStamp(structuredClone(base.body))
+    let result: Record<string, unknown>
+    try {
+      result = jsonpatch.applyPatch(doc, ops, true, false).newDocument as Record<string, unknown>
+    } catch (e) {
+      throw badRequest('invalid_patch', `The patch does not apply: ${(e as Error).name}.`)
+    }
+    const next = { ...result, id }
+    if (!Value.Check(DocumentInput, next)) throw badRequest('invalid_document', 'The patched document is not a valid document.')
+    return writeDocument(db, { teamId: input.teamId, userId: input.userId, doc: next, ifMatch: current?.changeVector ?? undefined, mayChangeLive: input.mayChangeLive })
+  }, { behavior: 'immediate' })
 }

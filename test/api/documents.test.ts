@@ -106,6 +106,14 @@ describe('POST /content/{activeTeam}', () => {
     const none = await ctx.call('POST', base, { body: page('pages/im-new'), headers: { 'if-match': '*' } })
     expect({ status: none.status, body: none.body }).toEqual({ status: 409, body: { error: 'conflict', message: expect.any(String) } })
     expect((await ctx.call('GET', `${base}?id=pages/im-new`)).status).toBe(404)
+    // A soft-deleted document does not exist either: `*` does not bring it back, nor does its old tag.
+    const etag = (await ctx.call('GET', `${base}?id=pages/im`)).headers.get('etag')!
+    expect((await ctx.call('POST', `/content/delete/${TEAM}`, { body: { ids: ['pages/im'] } })).body[0].status).toBe(0)
+    for (const ifMatch of ['*', etag]) {
+      const back = await post(ifMatch, 'back')
+      expect({ ifMatch, status: back.status, body: back.body }).toEqual({ ifMatch, status: 409, body: { error: 'conflict', message: expect.any(String) } })
+    }
+    expect((await ctx.call('GET', `${base}?id=pages/im`)).status).toBe(404)
   })
 
   test('no write other than publish creates a revision', async () => {

@@ -1,0 +1,26 @@
+/**
+ * One process of the cross-process PATCH race (patch-race.test.ts): its own app over the shared
+ * database file, adding field `w<worker>` to the (absent) draft of each document in turn.
+ * Prints one `RESULT <json>` line per request.
+ */
+import { createApp } from '../../api/app'
+import { loadConfig } from '../../api/config'
+import { createLogger } from '../../api/log'
+import { createMetrics } from '../../api/metrics'
+import { openDb } from '../../db/client'
+
+const [path, countText, worker, startAt] = process.argv.slice(2) as [string, string, string, string]
+const db = openDb(path)
+const app = createApp({ db, config: loadConfig({ DATABASE_PATH: path, LOG_LEVEL: 'silent' }), log: createLogger('silent', 'race'), metrics: createMetrics() })
+await app.modules
+// Every worker starts at the same moment, so their PATCHes of one draft overlap.
+await Bun.sleep(Math.max(0, Number(startAt) - Date.now()))
+for (let i = 0; i < Number(countText); i++) {
+  const id = `pages/pr${i}/draft`
+  const res = await app.handle(new Request(`http://localhost/content/acme?id=${encodeURIComponent(id)}`, {
+    method: 'PATCH', headers: { authorization: 'Bearer tok-editor-000000', 'content-type': 'application/json' },
+    body: JSON.stringify([{ op: 'add', path: `/fields/w${worker}`, value: i }]),
+  }))
+  console.log('RESULT ' + JSON.stringify({ id, field: `w${worker}`, status: res.status }))
+}
+db.$client.close()
