@@ -59,7 +59,16 @@ function blockedV6(ip: string): string | null {
   // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d).
   if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) return blockedV4(embeddedV4())
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return blockedV4(embeddedV4())
+  // IPv4-translated (::ffff:0:a.b.c.d, RFC 2765) reaches the embedded IPv4 address as well.
+  if (g.slice(0, 4).every((x) => x === 0) && g[4] === 0xffff && g[5] === 0) return blockedV4(embeddedV4())
+  // Local-use NAT64 (64:ff9b:1::/48, RFC 8215) and 6to4 (2002::/16) route to an IPv4 address the
+  // network chooses or embeds: refused whole, as no public webhook needs them.
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return 'local-use NAT64'
+  if (g[0] === 0x2002) return '6to4'
   if ((g[0]! & 0xffc0) === 0xfe80) return 'link-local'
+  if ((g[0]! & 0xffc0) === 0xfec0) return 'site-local (deprecated)'
+  if (g[0] === 0x2001 && g[1] === 0x0db8) return 'documentation'
+  if (g[0] === 0x0100 && g.slice(1, 4).every((x) => x === 0)) return 'discard-only'
   if ((g[0]! & 0xfe00) === 0xfc00) return 'unique local / metadata (fd00:ec2::254)'
   if ((g[0]! & 0xff00) === 0xff00) return 'multicast'
   return null

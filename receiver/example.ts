@@ -18,6 +18,10 @@ export interface ReceiverOptions {
 /** Starts the example receiver; returns the Bun server (stop it with `server.stop()`). */
 export function startExampleReceiver(opts: ReceiverOptions) {
   const dedupe = createDedupe()
+  // Deliveries being handled now, with their outcome: a retry that arrives meanwhile (the first
+  // attempt timed out on the sender's side) waits for it. Answering it "duplicate" at once would
+  // mark the event delivered even when the first handling then fails.
+  const handling = new Map<string, Promise<boolean>>()
   return Bun.serve({
     port: opts.port ?? 0,
     hostname: '127.0.0.1',
@@ -28,14 +32,16 @@ export function startExampleReceiver(opts: ReceiverOptions) {
         return new Response('bad signature', { status: 401 })
       }
       const id = req.headers.get('x-service-delivery') ?? ''
+      const pending = handling.get(id)
+      if (pending) return (await pending) ? new Response('duplicate', { status: 200 }) : new Response('downstream failed', { status: 502 })
       if (!dedupe.firstTime(id)) return new Response('duplicate', { status: 200 })
-      try {
-        await opts.refresh(JSON.parse(new TextDecoder().decode(raw)))
-        return new Response('ok')
-      } catch {
-        dedupe.forget(id) // let the retry through
-        return new Response('downstream failed', { status: 502 })
-      }
+      const outcome = opts.refresh(JSON.parse(new TextDecoder().decode(raw))).then(() => true, () => false)
+      handling.set(id, outcome)
+      const ok = await outcome
+      handling.delete(id)
+      if (ok) return new Response('ok')
+      dedupe.forget(id) // let the next retry through
+      return new Response('downstream failed', { status: 502 })
     },
   })
 }

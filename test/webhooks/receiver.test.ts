@@ -32,10 +32,12 @@ test('dedupe: repeats within the TTL are dropped, the map stays bounded', () => 
 })
 
 let failDownstream = false
+let slowDownstreamMs = 0
 const refreshed: string[] = []
 const server = startExampleReceiver({
   secret: 's3cret',
   async refresh(e) {
+    await Bun.sleep(slowDownstreamMs)
     if (failDownstream) throw new Error('cdn down')
     refreshed.push(...Object.values(e.urls))
   },
@@ -52,6 +54,25 @@ test('example receiver: 401 on a bad signature, 502 when downstream fails, dedup
   expect((await post(sign(body, 's3cret'))).status).toBe(200)
   expect((await post(sign(body, 's3cret'))).status).toBe(200)
   expect(refreshed).toEqual(['/a'])
+})
+
+test('example receiver: a retry arriving while the first attempt is still handled gets its outcome, never a blind "duplicate"', async () => {
+  const body = JSON.stringify({ eventType: 'content.published', urls: { en: '/slow' }, previousUrls: [], scope: 'document' })
+  const post = () => fetch(`http://127.0.0.1:${server.port}/`, { method: 'POST', body, headers: { 'x-service-signature': sign(body, 's3cret'), 'x-service-delivery': 'e-slow' } })
+  failDownstream = true
+  slowDownstreamMs = 300
+  try {
+    const first = post()
+    await Bun.sleep(50) // the sender timed out and retries while the refresh still runs
+    const retry = await post()
+    expect({ first: (await first).status, retry: retry.status }).toEqual({ first: 502, retry: 502 })
+    // The failure is forgotten, so a later retry is handled again (and now succeeds).
+    failDownstream = false
+    expect(await (await post()).text()).toBe('ok')
+  } finally {
+    failDownstream = false
+    slowDownstreamMs = 0
+  }
 })
 
 test('content-type changes the site cannot see are not site changes', () => {
