@@ -35,7 +35,8 @@ export function startExampleReceiver(opts: ReceiverOptions) {
       const pending = handling.get(id)
       if (pending) return (await pending) ? new Response('duplicate', { status: 200 }) : new Response('downstream failed', { status: 502 })
       if (!dedupe.firstTime(id)) return new Response('duplicate', { status: 200 })
-      const outcome = opts.refresh(JSON.parse(new TextDecoder().decode(raw))).then(() => true, () => false)
+      // Any failure, a parse error included, is a 502 (retried), never an unhandled 500.
+      const outcome = Promise.resolve().then(() => opts.refresh(JSON.parse(new TextDecoder().decode(raw)))).then(() => true, () => false)
       handling.set(id, outcome)
       const ok = await outcome
       handling.delete(id)
