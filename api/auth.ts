@@ -62,9 +62,6 @@ export function authorize(db: Db, request: Request, teamId: string, required: Ca
   return { userId: user.id, teamId, capabilities }
 }
 
-/** The capabilities a route needs: fixed, or read from its path parameters. */
-export type Requirement = Capability[] | ((params: Record<string, string>) => Capability[])
-
 /**
  * The `requires` route option. Authorisation runs in `transform`, after the body is parsed and
  * before Elysia validates it, so a non-member or a caller without the capability gets 403
@@ -75,11 +72,10 @@ export type Requirement = Capability[] | ((params: Record<string, string>) => Ca
 export function authGuard(db: Db) {
   const callers = new WeakMap<Request, Caller>()
   return new Elysia().macro({
-    requires: (required: Requirement) => ({
+    requires: (required: Capability[]) => ({
       transform({ params, request }) {
         const p = params as Record<string, string>
-        const caps = typeof required === 'function' ? required(p) : required
-        callers.set(request, authorize(db, request, p.activeTeam ?? p.teamId ?? '', caps))
+        callers.set(request, authorize(db, request, p.activeTeam ?? p.teamId ?? '', required))
       },
       resolve: ({ request }) => ({ caller: callers.get(request)! }),
     }),

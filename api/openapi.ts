@@ -40,7 +40,7 @@ const STATUS_TEXT: Record<string, string> = {
   500: 'Unexpected server error (logged): `{error: "internal", message}`',
 }
 
-/** Methods whose requests may carry a body: the app answers 413 for an oversized one on each. */
+/** Methods whose requests may carry a body: the app answers 413 and 415 on each (api/app.ts). */
 const BODY_METHODS = new Set(['post', 'put', 'patch'])
 
 type Json = Record<string, any>
@@ -90,6 +90,9 @@ function numericOf(branches: Json[]): Json | null {
   return { ...number, ...(text.default !== undefined && number.default === undefined ? { default: Number(text.default) } : {}) }
 }
 
+/** One of the app-wide `{error, message}` answers (413, 415, 500) as an OpenAPI response. */
+const error = (status: string) => ({ description: STATUS_TEXT[status], content: { 'application/json': { schema: ErrorBody } } })
+
 function response(status: string, given: Json, described?: string): Json {
   const content = status === '204' ? undefined : jsonOnly(given.content)
   return {
@@ -107,7 +110,6 @@ export function normalizeOpenApi(doc: Json): Json {
     for (const [method, op] of Object.entries<Json>(operations)) {
       const requestContent = jsonOnly(op.requestBody?.content)
       const responses = Object.fromEntries(Object.entries<Json>(op.responses ?? {}).map(([status, r]) => [status, response(status, r, op['x-responses']?.[status])]))
-      const error = (status: string) => ({ description: STATUS_TEXT[status], content: { 'application/json': { schema: ErrorBody } } })
       if (op.requestBody || BODY_METHODS.has(method)) {
         responses['413'] ??= error('413')
         responses['415'] ??= error('415')

@@ -158,8 +158,7 @@ export function patchDocument(db: Db, input: { teamId: string; userId: string; i
     const current = loadLive(db, input.teamId, id)
     const base = current ?? (kind === 'draft' ? loadLive(db, input.teamId, canonicalId) : null)
     if (!base) throw notFound('Document not found.')
-    // The caller's If-Match is checked against what the patch applies to; the write below is
-    // then conditional on that same state, so a change in between is a 409 too.
+    // The caller's If-Match is checked against what the patch applies to.
     if (!ifMatchHolds(input.ifMatch, current?.changeVector ?? null)) throw conflict()
     const doc = stripStamp(structuredClone(base.body))
     let result: Record<string, unknown>

@@ -129,20 +129,24 @@ function publishInTx(tx: Tx, input: PublishInput) {
     deleteDoc(tx, teamId, scheduledId(id))
   }
   const draft = input.source === 'worker' || input.source === 'cli' ? loadDoc(tx, teamId, draftId(id)) : sourceRow
-  // Some locales of a canonical that is not live and has no draft: the others must neither go
-  // live nor be lost, so they stay unpublished in a new draft (settled below: dirty).
-  const keep = !draft && source === canonical && !live && input.locales ? newDraft(tx, canonical, from) : null
-  settleDraft(tx, draft ?? keep, body)
+  if (draft) settleDraft(tx, draft, body)
+  else if (source === canonical && !live && input.locales) keepUnpublished(tx, canonical, from, body)
   recordPublished(tx, { teamId, before: canonical, after: saved, userId: input.actorUserId, locales: input.locales ?? Object.keys(locales) })
   return { document: present(saved) }
 }
 
-/** A draft of `canonical` holding `content` (no stamp); `settleDraft` sets its dirty locales. */
-function newDraft(tx: Tx, canonical: DocumentRow, content: Document): DocumentRow {
+/**
+ * Some locales of a canonical that was not live and has no draft went live: the others must
+ * neither go live nor be lost, so they wait in a new draft holding `content`, dirty against
+ * `live`. Nothing is left behind when every locale went live (the fields come from `content`).
+ */
+function keepUnpublished(tx: Tx, canonical: DocumentRow, content: Document, live: Document) {
+  const dirty = dirtyLocales(content, live)
+  if (dirty.length === 0) return
   const id = draftId(canonical.id)
-  return saveDoc(tx, {
+  saveDoc(tx, {
     teamId: canonical.teamId, id, canonicalId: canonical.id, kind: 'draft', collection: canonical.collection,
-    body: { ...content, id } as unknown as Record<string, unknown>, published: false, archived: false, deletedAt: null, current: null,
+    body: { ...content, id, __dirtyLocales: dirty }, published: false, archived: false, deletedAt: null, current: null,
   })
 }
 

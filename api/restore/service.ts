@@ -37,7 +37,6 @@ interface Source {
   entry: Pick<ActivityEntry, 'kind' | 'source'>
 }
 
-/** Restores a Published Version or a snapshot into the draft; answers the one success item. */
 /** A restore's answer: every refusal is thrown (a batch failure), so it is always a success with the draft. */
 export interface Restored {
   id: string
@@ -45,6 +44,7 @@ export interface Restored {
   document: DocumentView
 }
 
+/** Restores a Published Version or a snapshot into the draft; answers the one success item. */
 export function restore(db: Db, caller: Caller, cmd: RestoreCommand, opts: RestoreOptions = {}): Restored {
   const id = cmd.documentId
   const fail = (status: number, reason: string) => batchFailure(status, id, reason)

@@ -103,6 +103,10 @@ describe('POST /content/publish/{activeTeam}', () => {
     const rest = await publish({ ids: ['pages/pc1'], locales: ['de'] })
     expect(rest.body[0].document.locales).toEqual({ en, de })
     expect((await ctx.call('GET', `${base}?id=pages/pc1/draft`)).status).toBe(404)
+    // Every locale asked for: all of it is live, and no draft is left behind.
+    await ctx.call('POST', base, { body: { id: 'pages/pc2', contentType: 'page', locales: { en, de } } })
+    expect((await publish({ ids: ['pages/pc2'], locales: ['en', 'de'] })).body[0].document.locales).toEqual({ en, de })
+    expect((await ctx.call('GET', `${base}?id=pages/pc2/draft`)).status).toBe(404)
   })
 
   test('locales after an unpublish: the taken-down locales do not come back live with the ones asked for', async () => {
