@@ -50,20 +50,30 @@ function vercel(o: Outgoing): OutgoingRequest {
 }
 
 /**
+ * GitHub refuses a `client_payload` over 65,535 bytes (`422 client_payload is too large`, a
+ * final answer, so the event would be lost). Kept a little under, for the envelope.
+ */
+export const GITHUB_MAX_CLIENT_PAYLOAD = 65_000
+
+/**
  * GitHub repository_dispatch: `{event_type, client_payload}` to
  * https://api.github.com/repos/{owner}/{repo}/dispatches. GitHub allows at most 10 top-level
- * keys in `client_payload`, so it carries the fields a workflow acts on.
+ * keys in `client_payload`, so it carries the fields a workflow acts on. A payload too large
+ * for GitHub (a moved subtree lists hundreds of old paths) drops `previousUrls` and says
+ * `scope: "site"`, which spec.md defines as "may be incomplete, refresh everything".
  */
 function github(o: Outgoing): OutgoingRequest {
   const p = JSON.parse(o.payload) as EventPayload
   const options = o.webhook.options as { token?: string; eventType?: string }
-  const body = JSON.stringify({
-    event_type: options.eventType ?? p.eventType,
-    client_payload: {
-      v: p.v, eventType: p.eventType, eventId: p.eventId, teamId: p.teamId, documentId: p.documentId,
-      status: p.status, url: p.url, urls: p.urls, previousUrls: p.previousUrls, scope: p.scope,
-    },
-  })
+  const clientPayload = {
+    v: p.v, eventType: p.eventType, eventId: p.eventId, teamId: p.teamId, documentId: p.documentId,
+    status: p.status, url: p.url, urls: p.urls, previousUrls: p.previousUrls, scope: p.scope,
+  }
+  if (Buffer.byteLength(JSON.stringify(clientPayload)) > GITHUB_MAX_CLIENT_PAYLOAD) {
+    clientPayload.previousUrls = []
+    clientPayload.scope = 'site'
+  }
+  const body = JSON.stringify({ event_type: options.eventType ?? p.eventType, client_payload: clientPayload })
   const headers = { ...baseHeaders(o, body), Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version': '2022-11-28' }
   if (options.token) (headers as Record<string, string>).Authorization = `Bearer ${options.token}`
   return { url: o.webhook.target, body, headers }

@@ -42,3 +42,21 @@ test('github: repository_dispatch with token, accept header and at most 10 clien
   expect(r.headers).toMatchObject({ Authorization: 'Bearer ghp_x', Accept: 'application/vnd.github+json' })
   expect(JSON.parse(out('github', 'https://api.github.com/repos/a/b/dispatches', { token: 't' }).body).event_type).toBe('content.published')
 })
+
+test('github: a client_payload over the 64 KB GitHub allows drops previousUrls and says scope "site" (a 422 would lose the event)', () => {
+  const moved = Array.from({ length: 1200 }, (_, i) => `/docs/a-rather-long-section-name/page-number-${i}-with-a-long-slug`)
+  const big = JSON.stringify({ ...JSON.parse(payload), previousUrls: moved })
+  const send = (p: string) =>
+    buildRequest({ webhook: { provider: 'github', target: 'https://api.github.com/repos/a/b/dispatches', secret: 'sek', options: { token: 't' } }, payload: p, eventType: 'content.published', eventId: 'e-1' })
+  const r = send(big)
+  const body = JSON.parse(r.body)
+  expect(Buffer.byteLength(big)).toBeGreaterThan(65_535)
+  expect(Buffer.byteLength(JSON.stringify(body.client_payload))).toBeLessThanOrEqual(65_535)
+  expect(body.client_payload).toEqual({
+    v: 2, eventType: 'content.published', eventId: 'e-1', teamId: 'acme', documentId: 'pages/a', status: 'published', url: '/a', urls: { en: '/a' }, previousUrls: [], scope: 'site',
+  })
+  expect(verifySignature(r.body, r.headers['X-Service-Signature'], 'sek')).toBe(true)
+  // Under the limit, the old paths go as they are.
+  const some = JSON.stringify({ ...JSON.parse(payload), previousUrls: moved.slice(0, 100) })
+  expect(JSON.parse(send(some).body).client_payload).toMatchObject({ previousUrls: moved.slice(0, 100), scope: 'document' })
+})
