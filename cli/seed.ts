@@ -13,6 +13,7 @@ import { stripStamp } from '../api/content/document'
 import { writeDocument, loadLive } from '../api/content/service'
 import { publishBatch } from '../api/publish/service'
 import { getContentType, getTeam } from '../api/teams/service'
+import { LocaleCode } from '../api/teams/model'
 import { isSiteVisibleChange } from '../api/teams/site-visible'
 import { recordSiteChange } from '../api/webhooks/events'
 import type { Metrics } from '../api/metrics'
@@ -33,7 +34,7 @@ export const SeedFile = t.Object({
     t.Object({
       id: t.String({ minLength: 1, maxLength: 100 }),
       workspaceId: t.String({ minLength: 1 }),
-      locales: t.Array(t.String({ minLength: 1, maxLength: 35 }), { minItems: 1 }),
+      locales: t.Array(LocaleCode, { minItems: 1 }),
       defaultLocale: t.String(),
       contentTypes: t.Optional(t.Array(ContentTypeInput)),
       users: t.Optional(

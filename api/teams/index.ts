@@ -3,12 +3,12 @@ import { Elysia, t } from 'elysia'
 import { authGuard, type Caller } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
+import { LocaleCode as Locale } from './model'
 import { pushContentIndex, putContentType, setLocales, setLocalization } from './settings'
 
 const teamParams = t.Object({ teamId: t.String({ maxLength: 200 }) })
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 const Settings = t.Object({ locales: t.Array(t.String()), defaultLocale: t.String(), fallbacks: t.Record(t.String(), t.String()) })
-const Locale = t.String({ minLength: 1, maxLength: 35 })
 
 export function teamRoutes({ db }: AppDeps) {
   const actor = (teamId: string, caller: Caller) => ({ teamId, userId: caller.userId })

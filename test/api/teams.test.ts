@@ -22,6 +22,18 @@ test('validation, and a PUT that changes nothing records nothing', async () => {
   expect(changes()).toEqual([])
 })
 
+test('locale codes are BCP 47-style tags: __proto__, paths, spaces and the empty string are refused', async () => {
+  for (const bad of ['__proto__', '../x', 'en us', '', 'e', 'x'.repeat(36), 'constructor', 'en/../de', 'ünï']) {
+    const res = await put('/locales', { locales: ['en', bad], defaultLocale: 'en' })
+    expect({ bad, status: res.status, error: res.body.error, message: typeof res.body.message }).toEqual({ bad, status: 400, error: 'invalid_body', message: 'string' })
+  }
+  const ok = await put('/locales', { locales: ['en', 'de-CH', 'zh-Hant-TW', 'pt_BR'], defaultLocale: 'en' })
+  expect(ok.body).toEqual({ locales: ['en', 'de-CH', 'zh-Hant-TW', 'pt_BR'], defaultLocale: 'en', fallbacks: {} })
+  expect((await put('/locales', { locales: ['en', 'de', 'fr'], defaultLocale: 'en' })).status).toBe(200)
+  expect(changes()).toEqual([{ status: 'locales', userId: 'u-editor' }, { status: 'locales', userId: 'u-editor' }])
+  ctx.db.$client.exec('DELETE FROM site_changes')
+})
+
 test('each visible change records one site change with its status', async () => {
   expect((await put('/locales', { locales: ['en', 'de'], defaultLocale: 'de' })).status).toBe(200)
   expect((await put('/localization', { fallbacks: { en: 'de' } })).body).toEqual({ locales: ['en', 'de'], defaultLocale: 'de', fallbacks: { en: 'de' } })
