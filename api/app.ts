@@ -72,6 +72,8 @@ function namedFailure(error: unknown): string | undefined {
   const first = all?.[0]
   if ((type !== 'body' && type !== 'query') || !first?.path) return undefined
   if (first.type === ValueErrorType.ObjectRequiredProperty) return MISSING[first.path]
+  // An unknown property that happens to be called `id` is a wrong body, not a wrong id.
+  if (first.type === ValueErrorType.ObjectAdditionalProperties) return undefined
   return typeof first.value === 'string' ? INVALID[first.path] : undefined
 }
 

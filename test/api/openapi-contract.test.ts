@@ -178,3 +178,15 @@ test('a restore body with a field spec.md does not name is 400 invalid_body and 
   expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: 'Unknown field(s): "locale".' } })
   expect((await ctx.call('GET', `/content/${TEAM}?id=pages/home/draft`)).status).toBe(404)
 })
+
+test('an unknown property named like an id is invalid_body (the property is wrong, not the id)', async () => {
+  const cases: [string, string, unknown][] = [
+    ['POST', `/content/publish/${TEAM}`, { ids: ['pages/home'], id: 'pages/home' }],
+    ['POST', `/content/publish/${TEAM}`, { ids: ['pages/home'], documentId: 'pages/home' }],
+    ['POST', `/content/unpublish/${TEAM}`, { ids: ['pages/home'], eventType: 'content.published' }],
+  ]
+  for (const [method, path, body] of cases) {
+    const res = await ctx.call(method, path, { body })
+    expect({ path, status: res.status, error: res.body.error }).toEqual({ path, status: 400, error: 'invalid_body' })
+  }
+})
