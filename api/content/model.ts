@@ -89,11 +89,13 @@ export const ErrorBody = t.Object({
   message: t.String({ description: 'For people; may change' }),
 })
 
-export const BatchIds = t.Object({ ids: t.Array(t.String(), { minItems: 1, maxItems: 100 }) }, { additionalProperties: false })
+/** A batch's ids: each once (a repeated id would publish, and version, the same document twice). */
+const Ids = t.Array(t.String(), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'Canonical document ids, each at most once' })
+export const BatchIds = t.Object({ ids: Ids }, { additionalProperties: false })
 export const PublishInput = t.Object(
   {
-    ids: t.Array(t.String(), { minItems: 1, maxItems: 100 }),
-    locales: t.Optional(t.Array(t.String(), { minItems: 1, maxItems: 64 })),
+    ids: Ids,
+    locales: t.Optional(t.Array(t.String(), { minItems: 1, maxItems: 64, uniqueItems: true })),
   },
   { additionalProperties: false },
 )

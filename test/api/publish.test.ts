@@ -164,6 +164,20 @@ describe('POST /content/publish/{activeTeam}', () => {
     }
   })
 
+  test('a repeated id (or locale) is 400 invalid_body and publishes nothing, rather than one version per repeat', async () => {
+    await ctx.call('POST', base, { body: { id: 'pages/twice/draft', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'T', slug: 'twice' } } } })
+    for (const body of [{ ids: ['pages/twice', 'pages/twice'] }, { ids: ['pages/twice'], locales: ['en', 'en'] }]) {
+      const res = await publish(body)
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_body' })
+    }
+    expect((await ctx.call('GET', `${base}?id=pages/twice`)).status).toBe(404)
+    expect(countRevisions(ctx.db, TEAM, 'pages/twice')).toBe(0)
+    const archive = await ctx.call('POST', `/content/archive/${TEAM}`, { body: { ids: ['pages/home', 'pages/home'] } })
+    expect({ status: archive.status, error: archive.body.error }).toEqual({ status: 400, error: 'invalid_body' })
+    expect((await publish({ ids: ['pages/twice'] })).body[0].status).toBe(0)
+    expect(countRevisions(ctx.db, TEAM, 'pages/twice')).toBe(1)
+  })
+
   test('the publish metric counts ok outcomes', async () => {
     const text = await (await ctx.call('GET', '/metrics', { token: TOKENS.translator })).text
     expect(text).toContain('service_api_publish_revisions{outcome="ok"}')
