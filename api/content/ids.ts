@@ -11,6 +11,11 @@ export interface ParsedId {
 
 /** Longest id accepted anywhere; longer ones are refused (writes) or unknown (reads). */
 export const MAX_ID_LENGTH = 512
+/**
+ * Longest canonical id: its longest sibling, `<id>/snapshot/<22-character token>`, must still
+ * fit MAX_ID_LENGTH (a 500-character canonical had a draft but no possible snapshot).
+ */
+export const MAX_CANONICAL_ID_LENGTH = MAX_ID_LENGTH - '/snapshot/'.length - 22
 
 // Any token counts for classifying an id (spec.md rejects every sibling id where a canonical is
 // expected); the tokens we issue are 22 base64url characters (api/snapshots/service.ts).
@@ -35,12 +40,14 @@ export function isStorableId(id: string): boolean {
 }
 
 /**
- * A canonical id is 1-512 characters of path segments: no empty, `.` or `..` segment, no
+ * A canonical id is 1-480 characters of path segments: no empty, `.` or `..` segment, no
  * backslash or control character, no lone surrogate, and no reserved sibling suffix. Unicode
- * is welcome.
+ * is welcome. A last segment `snapshot` is reserved too: `<id>/draft` of `a/snapshot` would
+ * read as snapshot `draft` of `a`.
  */
 export function isValidCanonicalId(id: string): boolean {
-  if (id.length === 0 || !isStorableId(id)) return false
+  if (id.length === 0 || id.length > MAX_CANONICAL_ID_LENGTH || !isStorableId(id)) return false
+  if (id.endsWith('/snapshot')) return false
   if (/[\u0000-\u001f\u007f\\]/.test(id)) return false
   if (id.split('/').some((s) => s === '' || s === '.' || s === '..' || s.trim() !== s)) return false
   return parseId(id).kind === 'canonical' && !id.includes('/snapshot/')

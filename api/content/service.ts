@@ -50,7 +50,7 @@ export function readDocument(db: Db, teamId: string, id: string | undefined) {
 }
 
 const invalidId = () =>
-  badRequest('invalid_id', 'The id must be a canonical id (path segments, no `.`/`..`, at most 512 characters, well-formed unicode) or `<id>/draft`.')
+  badRequest('invalid_id', 'The id must be a canonical id (path segments, no `.`/`..`, at most 480 characters, well-formed unicode, not ending in a reserved `/draft`, `/scheduled`, `/activity` or `/snapshot` segment) or `<id>/draft`.')
 const conflict = () => new AppError(409, 'conflict', 'The document was changed by someone else; re-read it and retry.')
 
 /**

@@ -96,3 +96,30 @@ describe('an id with a lone surrogate', () => {
     expect((await ctx.call('GET', `/content/${TEAM}?id=${enc(`${REAL}/draft`)}`)).status).toBe(404)
   })
 })
+
+describe('every canonical id leaves room for its siblings', () => {
+  const post = (body: unknown) => ctx.call('POST', `/content/${TEAM}`, { body })
+  const doc = (id: string) => ({ id, contentType: 'page', fields: { parent: null }, locales: { en: { title: 'Long', slug: 'long' } } })
+
+  test('the longest canonical id (480 characters) has a draft, a snapshot and a restore', async () => {
+    const id = `pages/${'l'.repeat(474)}`
+    expect(id.length).toBe(480)
+    expect((await post(doc(id))).status).toBe(200)
+    expect((await post(doc(`${id}/draft`))).status).toBe(200)
+    const snap = await ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: id } })
+    expect(snap.status).toBe(201)
+    expect(snap.body.id.length).toBe(512)
+    const restore = await ctx.call('POST', `/content/apply-snapshot/${TEAM}`, { body: { snapshotId: snap.body.id } })
+    expect(restore.body[0]).toMatchObject({ id, status: 0 })
+  })
+
+  test('481 characters, or a last segment `snapshot`, is 400 invalid_id and writes nothing', async () => {
+    for (const id of [`pages/${'l'.repeat(475)}`, 'pages/snapshot', 'snap/shot/snapshot']) {
+      const res = await post(doc(id))
+      expect({ id, status: res.status, body: res.body }).toEqual({ id, status: 400, body: { error: 'invalid_id', message: expect.any(String) } })
+      expect((await ctx.call('GET', `/content/${TEAM}?id=${enc(id)}`)).status).toBe(404)
+      const snap = await ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: id } })
+      expect({ id, status: snap.status, error: snap.body.error }).toEqual({ id, status: 400, error: 'invalid_id' })
+    }
+  })
+})
