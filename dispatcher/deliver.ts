@@ -61,11 +61,15 @@ export async function deliverOnce(o: Outgoing, opts: DeliverOptions): Promise<At
   const now = opts.now ?? Date.now
   const started = now()
   const finish = (r: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...r, durationMs: Math.max(0, Math.round(now() - started)) })
-  const check = await checkTargetAtSend(o.webhook.target, opts.allowPrivateTargets, opts.lookup)
-  if ('refused' in check) return finish({ statusCode: null, error: check.refused.error, refused: check.refused.final, responseBody: '' })
-  const req = buildRequest(o)
-  // spec.md "Delivery rules" 3: the whole answer (status and body) must come within the limit.
+  // spec.md "Delivery rules" 3: the whole answer (status and body) must come within the limit,
+  // counted from the start: the send-time DNS lookup is part of it.
   const signal = AbortSignal.timeout(opts.timeoutMs)
+  const check = await checkTargetAtSend(o.webhook.target, opts.allowPrivateTargets, opts.lookup, signal)
+  if ('refused' in check) {
+    const error = signal.aborted && !check.refused.final ? describe(null, true, opts.timeoutMs) : check.refused.error
+    return finish({ statusCode: null, error, refused: check.refused.final, responseBody: '' })
+  }
+  const req = buildRequest(o)
   try {
     const res = await post(opts.fetch, req, { method: 'POST', headers: req.headers, body: req.body, redirect: 'manual', signal }, check.pinned)
     const responseBody = await readLimited(res)

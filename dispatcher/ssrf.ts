@@ -169,12 +169,28 @@ export interface TargetProblem {
  */
 export type SendCheck = { refused: TargetProblem } | { pinned: string[] | null }
 
+/** `p`, or a rejection as soon as `signal` aborts (a hung resolver must not outlast the send's timeout). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason)
+    signal.addEventListener('abort', abort, { once: true })
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort))
+  })
+}
+
 /**
  * Send-time check: resolves the host and refuses when any address is not public. By default a
  * host name's addresses are looked up at most once per `LOOKUP_TTL_MS` (`cachedSystemLookup`);
- * IP literals are checked as they are.
+ * IP literals are checked as they are. A lookup still running when `signal` aborts (the send's
+ * timeout) fails the check as a network error, retried like any other.
  */
-export async function checkTargetAtSend(target: string, allowPrivate: boolean, lookup: Lookup = cachedSystemLookup): Promise<SendCheck> {
+export async function checkTargetAtSend(
+  target: string,
+  allowPrivate: boolean,
+  lookup: Lookup = cachedSystemLookup,
+  signal?: AbortSignal,
+): Promise<SendCheck> {
   const { why: syntax, host } = syntaxOf(target, allowPrivate)
   if (syntax) return { refused: { error: `refused: ${syntax}`, final: true } }
   if (allowPrivate) return { pinned: null }
@@ -184,7 +200,7 @@ export async function checkTargetAtSend(target: string, allowPrivate: boolean, l
   }
   let addresses: string[]
   try {
-    addresses = await lookup(host)
+    addresses = await (signal ? untilAborted(lookup(host), signal) : lookup(host))
   } catch (e) {
     return { refused: { error: `network error: cannot resolve host (${(e as { code?: string }).code ?? 'lookup failed'})`, final: false } }
   }

@@ -99,3 +99,18 @@ test('IP-literal targets and allowed private targets are fetched as they are', a
     { url: `https://hook.test:${server.port}/hook`, tls: undefined },
   ])
 })
+
+test('a DNS lookup that hangs counts against the timeout: the attempt ends at WEBHOOK_TIMEOUT_MS as a timeout, retried, nothing sent', async () => {
+  asked.length = 0
+  const hung = () => new Promise<string[]>(() => {})
+  const started = Date.now()
+  const result = await deliverOnce(outgoing(`https://hook.test:${server.port}/hook`), { fetch: network, timeoutMs: 150, allowPrivateTargets: false, lookup: hung })
+  const took = Date.now() - started
+  expect(result).toEqual({ statusCode: null, error: 'timeout after 150 ms', refused: false, responseBody: '', durationMs: expect.any(Number) })
+  expect(took).toBeGreaterThanOrEqual(140)
+  expect(took).toBeLessThan(2000)
+  expect(asked).toEqual([])
+  // A slow lookup that answers within the limit still delivers.
+  const slow = () => Bun.sleep(30).then(() => [PUBLIC])
+  expect(await deliverOnce(outgoing(`https://hook.test:${server.port}/hook`), { fetch: network, timeoutMs: 2000, allowPrivateTargets: false, lookup: slow })).toMatchObject({ statusCode: 200 })
+})
