@@ -39,15 +39,32 @@ export interface DispatcherDeps {
   checkpoints?: boolean
   /** How long a claim is owned; an expired lease is claimable again. Default: timeout + 30 s. */
   leaseMs?: number
-  /** Sends in flight at once, overall and per webhook. */
+  /**
+   * Sends in flight at once, overall and per webhook. Sends unanswered after STALL_MS leave the
+   * overall count (their webhook's still holds them), up to `maxStalled` of them (default 4 x
+   * concurrency) so a crowd of hung receivers cannot open sockets without end.
+   */
   concurrency?: number
   perWebhook?: number
+  maxStalled?: number
   /**
    * While started, rows of a webhook whose last attempt answered fast are claimed this many
    * ahead of its free send slots (default: 4 x perWebhook), so one claim serves many sends.
    * Sends in flight still never exceed `perWebhook`.
    */
   claimAhead?: number
+}
+
+/**
+ * One send on the wire: what its slot counts against. A send unanswered after STALL_MS
+ * "stalls": it keeps its webhook's slot (perWebhook) but leaves the shared `concurrency`, so
+ * hung receivers hold sockets, not the slots every other webhook needs.
+ */
+interface Slot {
+  webhookId: string
+  startedAt: number
+  wire: boolean
+  stalled: boolean
 }
 
 /** A claimed row waiting for a send slot of its webhook, with the webhook it goes to. */
@@ -59,6 +76,8 @@ interface Queued {
 
 /** A webhook answering within this is "fast": its rows may be claimed ahead of free slots. */
 const FAST_MS = 1000
+/** A send unanswered for this long stops counting against `concurrency` (see `Slot`). */
+const STALL_MS = 1000
 /** Under load, the WAL is checkpointed at most this often (always when idle). */
 const CHECKPOINT_BUSY_MS = 1000
 /**
@@ -76,6 +95,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const leaseMs = deps.leaseMs ?? timeoutMs + 30_000
   const concurrency = deps.concurrency ?? 64
   const perWebhook = deps.perWebhook ?? 16
+  const maxStalled = deps.maxStalled ?? 4 * concurrency
   // A queued row must still have a whole send (timeout) of lease left when it leaves the queue;
   // with a lease barely longer than the timeout there is no room to queue, so no claiming ahead.
   const maxQueueWaitMs = leaseMs - timeoutMs - 2000
@@ -84,7 +104,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const fetchFn = deps.fetch ?? fetch
   const allowPrivateTargets = deps.allowPrivateTargets ?? false
   /** Every started send until its attempt is recorded (what stop() waits for). */
-  const inFlight = new Map<number, { webhookId: string; done: Promise<void> }>()
+  const inFlight = new Map<number, { webhookId: string; done: Promise<void>; slot: Slot }>()
   /**
    * Per webhook: claimed and not yet answered (queued or on the wire), what claim budgets
    * count (an answered row waiting to be recorded still holds its lease, so no claim takes it);
@@ -92,7 +112,9 @@ export function createDispatcher(deps: DispatcherDeps) {
    */
   const owned = new Map<string, number>()
   const sending = new Map<string, number>()
+  /** Sends on the wire that count against `concurrency` (stalled ones do not). */
   let sendingTotal = 0
+  let stalledTotal = 0
   const queues = new Map<string, Queued[]>()
   /** Per webhook: how long its last attempt took (claiming ahead only for fast ones). */
   const lastDurationMs = new Map<string, number>()
@@ -143,9 +165,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   /** Sends one claimed row and records the attempt under its lease. */
-  async function send(q: Queued): Promise<void> {
+  async function send(q: Queued, slot: Slot): Promise<void> {
     const { row, webhook } = q
-    let wire = true // holding one of the webhook's send slots
     try {
       if (!webhook) return releaseLease(deps.db, row)
       const startedAt = now()
@@ -154,8 +175,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         { fetch: fetchFn, timeoutMs, allowPrivateTargets, lookup: deps.lookup, now },
       )
       // The answer is in: the send slot is free now (as in a bare fetch loop), the record follows.
-      wire = false
-      freeSlot(row.webhookId)
+      freeSlot(slot)
       lastDurationMs.set(row.webhookId, result.durationMs)
       const step = nextStep(row.attempts + 1, { statusCode: result.statusCode, refused: result.refused }, random())
       const kept = await record({ row, result, step, startedAt })
@@ -171,14 +191,18 @@ export function createDispatcher(deps: DispatcherDeps) {
         if (deps.log.isLevelEnabled('info')) log().info(fields, 'webhook delivered')
       } else log().warn(fields, step.status === 'failed' ? 'webhook delivery failed for good' : 'webhook attempt failed, will retry')
     } finally {
-      if (wire) freeSlot(row.webhookId)
+      freeSlot(slot)
     }
   }
 
-  function freeSlot(webhookId: string) {
-    bump(owned, webhookId, -1)
-    bump(sending, webhookId, -1)
-    sendingTotal--
+  /** Gives a send's slot back (once; a second call is a no-op). */
+  function freeSlot(slot: Slot) {
+    if (!slot.wire) return
+    slot.wire = false
+    bump(owned, slot.webhookId, -1)
+    bump(sending, slot.webhookId, -1)
+    if (slot.stalled) stalledTotal--
+    else sendingTotal--
     if (!stopped) {
       pump()
       refill()
@@ -188,11 +212,30 @@ export function createDispatcher(deps: DispatcherDeps) {
   /** Starts one send; `owned`/`sending` were already counted by the caller. */
   function start(q: Queued): Promise<void> {
     const { row } = q
-    const done = send(q)
+    const slot: Slot = { webhookId: row.webhookId, startedAt: now(), wire: true, stalled: false }
+    const done = send(q, slot)
       .catch((err) => deps.log.error({ err, eventId: row.eventId, webhookId: row.webhookId }, 'delivery crashed'))
       .finally(() => inFlight.delete(row.seq))
-    inFlight.set(row.seq, { webhookId: row.webhookId, done })
+    inFlight.set(row.seq, { webhookId: row.webhookId, done, slot })
     return done
+  }
+
+  /**
+   * Moves sends unanswered for STALL_MS out of the shared `concurrency` (see `Slot`) and starts
+   * what the freed slots allow: four hung receivers at 16 sends each no longer hold back every
+   * other webhook until WEBHOOK_TIMEOUT_MS, only for about STALL_MS.
+   */
+  function releaseStalled(at: number) {
+    let moved = 0
+    for (const { slot } of inFlight.values()) {
+      if (stalledTotal >= maxStalled) break
+      if (!slot.wire || slot.stalled || at - slot.startedAt < STALL_MS) continue
+      slot.stalled = true
+      sendingTotal--
+      stalledTotal++
+      moved++
+    }
+    if (moved > 0) refill()
   }
 
   /** Moves queued rows onto free send slots (per webhook and overall); returns the sends started. */
@@ -234,7 +277,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       // A fast webhook with a round of sends still queued is not claimed for: claims stay large.
       return (queues.get(id)?.length ?? 0) > perWebhook ? 0 : perWebhook + claimAhead - n
     }
-    const limit = concurrency + (ahead ? claimAhead * Math.ceil(concurrency / perWebhook) : 0) - ownedTotal
+    const limit = concurrency + (ahead ? claimAhead * Math.ceil(concurrency / perWebhook) : 0) - (ownedTotal - stalledTotal)
     // Claims between full passes use the webhook list of the last pass or outside commit (an
     // unchanged list needs no read: a refill with every budget spent touches no SQLite at all).
     if (fresh || !webhookIds) webhookIds = listWebhookIds(deps.db)
@@ -346,6 +389,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     if (stopped) return
     try {
       const at = now()
+      if (sendingTotal > 0) releaseStalled(at)
       const changed = changedElsewhere()
       if (at - lastFullPass >= deps.pollMs) {
         lastFullPass = at

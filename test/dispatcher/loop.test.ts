@@ -334,3 +334,43 @@ test('an idle pass takes no write lock: an api writer holding it never stalls th
     writer.close()
   }
 })
+
+/**
+ * Five hung receivers (16 sends each would take 80 of the 64 shared slots) and one healthy
+ * webhook that gets an event after they hung: it is delivered about STALL_MS (1 s) later, not
+ * when the hung sends time out. `maxStalled: 0` turns the release off: then it waits.
+ */
+async function healthyBehindHungReceivers(maxStalled?: number): Promise<number> {
+  const hung = startReceiver([{ status: 200, delayMs: 20_000 }])
+  const fast = startReceiver()
+  try {
+    await ctx.call('PATCH', `/teams/${TEAM}/webhooks/${hook.id}`, { token: TOKENS.webhooks, body: { target: hung.url } })
+    for (let i = 0; i < 4; i++) {
+      await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: `hung ${i}`, provider: 'custom', target: hung.url } })
+    }
+    enqueue(20)
+    const d = dispatcher({ now: Date.now, timeoutMs: 3000, concurrency: 64, perWebhook: 16, maxStalled })
+    d.start()
+    await waitFor(() => hung.requests.length >= 64, 5000, 'every shared slot taken by a hung receiver')
+    await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'healthy', provider: 'custom', target: fast.url } })
+    const t0 = Date.now()
+    enqueue(1)
+    await waitFor(() => fast.requests.length >= 1, 10_000, 'the healthy webhook delivered')
+    const waited = Date.now() - t0
+    await d.stop()
+    return waited
+  } finally {
+    hung.stop()
+    fast.stop()
+  }
+}
+
+test('hung receivers hold their own slots, not the shared ones: a healthy webhook waits about 1 s, not the timeout', async () => {
+  const waited = await healthyBehindHungReceivers()
+  expect(waited).toBeLessThan(2000)
+}, 20_000)
+
+test('with no room for stalled sends (maxStalled 0) the healthy webhook waits for the hung sends to time out', async () => {
+  const waited = await healthyBehindHungReceivers(0)
+  expect(waited).toBeGreaterThanOrEqual(2000)
+}, 20_000)
