@@ -89,12 +89,12 @@ export const ErrorBody = t.Object({
   message: t.String({ description: 'For people; may change' }),
 })
 
-/** A batch's ids: each once (a repeated id would publish, and version, the same document twice). */
-const Ids = t.Array(t.String(), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'Canonical document ids, each at most once' })
-export const BatchIds = t.Object({ ids: Ids }, { additionalProperties: false })
+/** Lifecycle batches run their ids in order: a repeated id meets the first one's result (e.g. "There is no draft to discard."). */
+export const BatchIds = t.Object({ ids: t.Array(t.String(), { minItems: 1, maxItems: 100 }) }, { additionalProperties: false })
+/** Publish ids each once: a repeat would publish, and version, the same document twice in one request. */
 export const PublishInput = t.Object(
   {
-    ids: Ids,
+    ids: t.Array(t.String(), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'Canonical document ids, each at most once' }),
     locales: t.Optional(t.Array(t.String(), { minItems: 1, maxItems: 64, uniqueItems: true })),
   },
   { additionalProperties: false },
