@@ -104,7 +104,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const fetchFn = deps.fetch ?? fetch
   const allowPrivateTargets = deps.allowPrivateTargets ?? false
   /** Every started send until its attempt is recorded (what stop() waits for). */
-  const inFlight = new Map<number, { webhookId: string; done: Promise<void>; slot: Slot }>()
+  const inFlight = new Map<number, { done: Promise<void>; slot: Slot }>()
   /**
    * Per webhook: claimed and not yet answered (queued or on the wire), what claim budgets
    * count (an answered row waiting to be recorded still holds its lease, so no claim takes it);
@@ -216,13 +216,13 @@ export function createDispatcher(deps: DispatcherDeps) {
     const done = send(q, slot)
       .catch((err) => deps.log.error({ err, eventId: row.eventId, webhookId: row.webhookId }, 'delivery crashed'))
       .finally(() => inFlight.delete(row.seq))
-    inFlight.set(row.seq, { webhookId: row.webhookId, done, slot })
+    inFlight.set(row.seq, { done, slot })
     return done
   }
 
   /**
-   * Moves sends unanswered for STALL_MS out of the shared `concurrency` (see `Slot`) and starts
-   * what the freed slots allow: four hung receivers at 16 sends each no longer hold back every
+   * Moves sends unanswered for STALL_MS out of the shared `concurrency` (see `Slot`) and claims
+   * for the freed slots: four hung receivers at 16 sends each no longer hold back every
    * other webhook until WEBHOOK_TIMEOUT_MS, only for about STALL_MS.
    */
   function releaseStalled(at: number) {
