@@ -3,7 +3,7 @@
  * (style.md "Outbox and leases"): an event exists exactly when its change does.
  * The payload is serialised once, so every retry sends identical bytes with the same eventId.
  */
-import { and, eq, inArray, isNull } from 'drizzle-orm'
+import { and, eq, inArray } from 'drizzle-orm'
 import type { Conn, Tx } from '../../db/client'
 import { contentTypes, documents, outbox, outboxEvents, siteChanges, type DocumentRow } from '../../db/schema'
 import { raw } from '../../db/store'
@@ -96,7 +96,11 @@ function documentEvent(tx: Tx, e: DocumentEvent): void {
   }, Date.now(), targets)
 }
 
-/** Every other live canonical of the team whose content type has URLs: the page tree. */
+/**
+ * Every other canonical of the team whose content type has URLs: the page tree. A soft-deleted
+ * page stays in it as a page that serves nothing, so the pages below it have no URL (as below an
+ * archived page) rather than an unreadable chain that would make every event `scope: "site"`.
+ */
 function loadPages(conn: Conn, teamId: string, exceptId: string): Map<string, PageNode> {
   const collections = conn
     .select({ collection: contentTypes.collection })
@@ -105,12 +109,12 @@ function loadPages(conn: Conn, teamId: string, exceptId: string): Map<string, Pa
     .all()
     .map((r) => r.collection)
   const rows = conn
-    .select({ id: documents.id, body: documents.body, published: documents.published })
+    .select({ id: documents.id, body: documents.body, published: documents.published, deletedAt: documents.deletedAt })
     .from(documents)
-    .where(and(eq(documents.teamId, teamId), eq(documents.kind, 'canonical'), isNull(documents.deletedAt), inArray(documents.collection, collections)))
+    .where(and(eq(documents.teamId, teamId), eq(documents.kind, 'canonical'), inArray(documents.collection, collections)))
     .all()
   const map = new Map<string, PageNode>()
-  for (const r of rows) if (r.id !== exceptId) map.set(r.id, toPageNode(r.id, r.body, r.published))
+  for (const r of rows) if (r.id !== exceptId) map.set(r.id, toPageNode(r.id, r.body, r.published && r.deletedAt === null))
   return map
 }
 

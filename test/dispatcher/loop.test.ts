@@ -109,6 +109,24 @@ test('archive and delete send content.unpublished with the old paths', async () 
   expect(byDoc).toEqual([['pages/a', 'archived', '/a', {}, ['/a'], []], ['pages/b', 'deleted', '/b', {}, ['/b'], []]])
 })
 
+test('a page below a deleted page has no URL, like one below an archived page: scope stays "document"', async () => {
+  await publish(page('pages/team', 'pages/home', { en: { title: 'Team', slug: 'team' } }))
+  await publish(page('pages/jobs', 'pages/team', { en: { title: 'Jobs', slug: 'jobs' } }))
+  await publish(page('pages/uni', 'pages/home', { en: { title: 'Uni', slug: 'uni' } }))
+  await publish(page('pages/c1', 'pages/uni', { en: { title: 'C1', slug: 'c1' } }))
+  await ctx.call('POST', `/content/delete/${TEAM}`, { body: { ids: ['pages/team'] } })
+  await ctx.call('POST', `/content/archive/${TEAM}`, { body: { ids: ['pages/uni'] } })
+  await dispatcher().runOnce(clock)
+  rx.requests.length = 0
+  for (const [id, parent] of [['pages/jobs', 'pages/team'], ['pages/c1', 'pages/uni']] as const) {
+    expect((await ctx.call('POST', `/content/${TEAM}`, { body: page(`${id}/draft`, parent, { en: { title: 'Edited', slug: id.slice(6) } }) })).status).toBe(200)
+  }
+  expect((await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/jobs', 'pages/c1'] } })).body.map((i: { status: number }) => i.status)).toEqual([0, 0])
+  await dispatcher().runOnce(clock)
+  const seen = payloads().map((p) => [p.documentId, p.url, p.urls, p.previousUrls, p.scope])
+  expect(seen).toEqual([['pages/jobs', '', {}, [], 'document'], ['pages/c1', '', {}, [], 'document']])
+})
+
 test('moving a published page in place sends content.published with its and its children old paths', async () => {
   await publish(page('pages/company', 'pages/home', { en: { title: 'C', slug: 'company' } }))
   await publish(page('pages/about', 'pages/home', { en: { title: 'About', slug: 'about' } }))
