@@ -92,7 +92,7 @@ export function writeDocument(
         // A soft-deleted document does not exist for If-Match (`*` must not bring it back).
         if (!ifMatchHolds(input.ifMatch, current && !current.deletedAt ? current.changeVector : null)) throw conflict()
         const before = kind === 'draft' ? (current && !current.deletedAt ? current : canonical) : canonical
-        const stored = kind === 'draft' ? { ...body, __dirtyLocales: dirtyLocales(body, canonical && asDocument(canonical.body)) } : body
+        const stored = kind === 'draft' ? { ...body, __dirtyLocales: dirtyLocales(body, canonical?.published ? asDocument(canonical.body) : null) } : body
         const row = saveDoc(tx, {
           teamId,
           id: input.doc.id,

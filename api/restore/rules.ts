@@ -38,16 +38,19 @@ export function mergeRestore({ source, draft, canonical, locales, configured, dr
     for (const l of Object.keys(source.locales)) out[l] = source.locales[l]!
     return { ...base, id: draftId, locales: ordered(out, configured), __dirtyLocales: Object.keys(source.locales).sort() }
   }
-  // Rule 2. Listed locales take the source's state; a listed locale the source does not carry
-  // takes the source's state too, which is "absent": it is removed from the draft (README).
+  // Rule 2. Listed locales take the source's state. A listed locale the source does not carry:
+  // if the draft carried it, it takes the source's state, "absent" (removed from the draft);
+  // if the draft did not either, spec.md's "neither carried" sentence applies: it comes from
+  // the canonical (so restoring a locale a version lacked never takes a live locale down).
   // Every unlisted locale the draft carried is put back as it was (never re-derived); an
-  // unlisted locale the draft did not carry comes from the canonical when it is live there.
+  // unlisted locale the draft did not carry comes from the canonical when it is there.
   const listed = new Set(locales)
   const out: Locales = {}
   const universe = new Set([...configured, ...Object.keys(draft?.locales ?? {}), ...Object.keys(canonical?.locales ?? {}), ...locales])
   for (const l of universe) {
     if (listed.has(l)) {
       if (has(source.locales, l)) out[l] = source.locales[l]!
+      else if (!has(draft?.locales, l) && has(canonical?.locales, l)) out[l] = canonical!.locales[l]!
     } else if (has(draft?.locales, l)) {
       out[l] = draft!.locales[l]!
     } else if (has(canonical?.locales, l)) {

@@ -32,11 +32,14 @@ describe('POST /content/{activeTeam}', () => {
     expect(strip(await read('pages/forged'))).toEqual(page('pages/forged'))
   })
 
-  test('a draft gets __dirtyLocales computed against the canonical', async () => {
+  test('a draft gets __dirtyLocales computed against the live canonical', async () => {
     await ctx.call('POST', base, { body: page('pages/dirty', { en: { title: 'A', slug: 'a' }, de: { title: 'B', slug: 'b' } }) })
-    const res = await ctx.call('POST', base, {
-      body: { ...page('pages/dirty/draft', { en: { title: 'A', slug: 'a' }, de: { title: 'B2', slug: 'b' }, fr: { title: 'C', slug: 'c' } }), __dirtyLocales: ['en'] },
-    })
+    const draft = { ...page('pages/dirty/draft', { en: { title: 'A', slug: 'a' }, de: { title: 'B2', slug: 'b' }, fr: { title: 'C', slug: 'c' } }), __dirtyLocales: ['en'] }
+    // Not published yet: nothing of it is live, so every locale carries unpublished changes.
+    expect((await ctx.call('POST', base, { body: draft })).body.__dirtyLocales).toEqual(['de', 'en', 'fr'])
+    expect((await ctx.call('POST', `/content/discard-draft/${TEAM}`, { body: { ids: ['pages/dirty'] } })).body[0].status).toBe(0)
+    expect((await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/dirty'] } })).body[0].status).toBe(0)
+    const res = await ctx.call('POST', base, { body: draft })
     expect(res.status).toBe(200)
     expect(res.body.__dirtyLocales).toEqual(['de', 'fr'])
   })

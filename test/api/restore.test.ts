@@ -78,13 +78,29 @@ test('rule 2: an unlisted locale the draft carried is put back byte-identical, n
   expect(doc.__dirtyLocales).toEqual(['en', 'fr'])
 })
 
-test('rule 2 (decided): a listed locale the source does not carry is removed from the draft and counts as restored', async () => {
+test('rule 2 (decided): a listed locale the source does not carry but the draft did is removed from the draft and counts as restored', async () => {
   const { v1 } = await publishedTwice(ctx)
   await put(ctx, { ...DRAFT, locales: { ...DRAFT.locales, fr: { title: 'x', slug: 'x' } } })
   const [item] = await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales: ['fr'] }))
   const doc = bare(item.document) as any
   expect(doc.locales).toEqual({ en: DRAFT.locales.en, de: DRAFT.locales.de })
   expect(doc.__dirtyLocales).toEqual(['en', 'fr'])
+})
+
+test('rule 2: a listed locale that neither the source nor the draft carried is reverted from the canonical, never taken down', async () => {
+  const { v1 } = await publishedTwice(ctx) // v1 has no fr; the live canonical (v2) has
+  // No draft at all: nothing carried fr before the restore.
+  const [fresh] = await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales: ['fr'] }))
+  expect(bare(fresh.document)).toEqual({
+    id: `${ID}/draft`, contentType: 'page', fields: V1.fields,
+    locales: { en: V2.locales.en, de: V2.locales.de, fr: V2.locales.fr },
+    __dirtyLocales: ['fr'],
+  })
+  // A draft without fr (DRAFT has en and de): the same.
+  await ctx.call('POST', `/content/discard-draft/${TEAM}`, { body: { ids: [ID] } })
+  await put(ctx, DRAFT)
+  const [item] = await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales: ['fr'] }))
+  expect(bare(item.document).locales).toEqual({ en: DRAFT.locales.en, de: DRAFT.locales.de, fr: V2.locales.fr })
 })
 
 test('rule 3: a locale list appends one APPLY_REVISION and prunes EDIT entries of the listed locales only', async () => {

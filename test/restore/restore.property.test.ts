@@ -53,7 +53,9 @@ test('HTTP restore keeps the rules and never touches the canonical', async () =>
         const live = canonicalBefore.locales
         expect(out.fields).toEqual(source.fields)
         for (const l of LOCALES) {
-          const fromSource = list ? list.includes(l) : has(source.locales, l)
+          // A listed locale neither the source nor the draft carried comes from the canonical.
+          const neither = !!list && list.includes(l) && !has(source.locales, l) && !has(preDraft?.locales, l)
+          const fromSource = !neither && (list ? list.includes(l) : has(source.locales, l))
           const expected = fromSource ? (source.locales as any)[l]
             : list && has(preDraft?.locales, l) ? preDraft.locales[l]
             : live[l]

@@ -38,7 +38,7 @@ const scenario = fc
     locales: pick && [...new Set(pick.map((i) => configured[i % configured.length]!))],
   }))
 
-test('locale list: listed from the source, unlisted draft locales byte-identical, the rest from the canonical', () => {
+test('locale list: listed from the source (a listed locale neither carried from the canonical), unlisted draft locales byte-identical, the rest from the canonical', () => {
   fc.assert(
     fc.property(scenario.filter((s) => s.locales !== null), (s) => {
       const frozen = json([s.source, s.draft, s.canonical])
@@ -46,9 +46,14 @@ test('locale list: listed from the source, unlisted draft locales byte-identical
       expect(json([s.source, s.draft, s.canonical])).toBe(frozen) // inputs, the canonical included, untouched
       const listed = new Set(s.locales)
       for (const l of POOL) {
-        if (listed.has(l)) {
+        if (listed.has(l) && (has(s.source.locales, l) || has(s.draft?.locales, l))) {
+          // From the source; absent there (and carried by the draft) means removed.
           expect(has(out.locales, l)).toBe(has(s.source.locales, l))
           if (has(s.source.locales, l)) expect(json(out.locales[l])).toBe(json(s.source.locales[l]))
+        } else if (listed.has(l)) {
+          // Neither the source nor the draft carried it: reverted from the canonical.
+          expect(has(out.locales, l)).toBe(has(s.canonical?.locales, l))
+          if (has(out.locales, l)) expect(json(out.locales[l])).toBe(json(s.canonical!.locales[l]))
         } else if (has(s.draft?.locales, l)) {
           expect(json(out.locales[l])).toBe(json(s.draft!.locales[l]))
         } else {
