@@ -9,7 +9,8 @@ import { Elysia, t } from 'elysia'
 import { IfMatch } from '../content/model'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
-import { parseBody, readRestoreRequest } from './request'
+import { parseBody, readRestoreRequest, SNAPSHOT_FIELDS } from './request'
+import { badRequest } from '../errors'
 import { ApplySnapshotRequest, requestBody, restoreOpenApiResponses, restoreResponses, RestoreRequest } from './model'
 import { restore } from './service'
 
@@ -42,8 +43,10 @@ export function restoreRoutes({ db }: AppDeps) {
     .post(
       '/content/apply-snapshot/:activeTeam',
       ({ body, headers, caller }) => {
-        const parsed = parseBody(raw(body)) as Record<string, unknown>
-        // Same command as apply-version with `kind: "snapshot"`; the path names the kind.
+        const parsed = parseBody(raw(body), SNAPSHOT_FIELDS) as Record<string, unknown>
+        // Same command as apply-version with `kind: "snapshot"`; the path names the kind, and a
+        // `kind` that says otherwise (a revision body sent here by mistake) is refused, not ignored.
+        if (parsed.kind !== undefined && parsed.kind !== 'snapshot') throw badRequest('bad_kind', 'This endpoint restores snapshots: `kind` may only be `snapshot`.')
         const cmd = readRestoreRequest({ ...parsed, kind: 'snapshot' })
         return [restore(db, caller, cmd, { ifMatch: headers['if-match'] })]
       },

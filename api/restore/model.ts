@@ -10,19 +10,27 @@ const Locales = t.Union([t.Array(t.String(), { minItems: 1, maxItems: 64 }), t.N
   description: '`null` or absent: every locale the source carries. Otherwise a non-empty subset of the team\'s configured locales',
 })
 
-export const RestoreRequest = t.Object({
-  kind: t.Union([t.Literal('snapshot'), t.Literal('revision')]),
-  documentId: t.Optional(t.String({ description: 'Canonical id. Required for `revision`; for `snapshot` must match the snapshot' })),
-  snapshotId: t.Optional(t.String({ description: 'Required for `snapshot`: `<document_id>/snapshot/<token>`' })),
-  version: t.Optional(t.String({ description: 'Required for `revision`: a version reference from a version row' })),
-  locales: t.Optional(Locales),
-})
+/** Unknown fields are refused (`400 invalid_body`), so the documents say so too. */
+export const RestoreRequest = t.Object(
+  {
+    kind: t.Union([t.Literal('snapshot'), t.Literal('revision')]),
+    documentId: t.Optional(t.String({ description: 'Canonical id. Required for `revision`; for `snapshot` must match the snapshot' })),
+    snapshotId: t.Optional(t.String({ description: 'Required for `snapshot`: `<document_id>/snapshot/<token>`' })),
+    version: t.Optional(t.String({ description: 'Required for `revision`: a version reference from a version row' })),
+    locales: t.Optional(Locales),
+  },
+  { additionalProperties: false },
+)
 
-export const ApplySnapshotRequest = t.Object({
-  snapshotId: t.String({ description: '`<document_id>/snapshot/<token>`' }),
-  documentId: t.Optional(t.String({ description: 'When given, must be the snapshot\'s canonical' })),
-  locales: t.Optional(Locales),
-})
+export const ApplySnapshotRequest = t.Object(
+  {
+    snapshotId: t.String({ description: '`<document_id>/snapshot/<token>`' }),
+    documentId: t.Optional(t.String({ description: 'When given, must be the snapshot\'s canonical' })),
+    locales: t.Optional(Locales),
+    kind: t.Optional(t.Literal('snapshot', { description: 'Optional; any other value is `400 bad_kind`' })),
+  },
+  { additionalProperties: false },
+)
 
 /** RFC 7807 problem details: only for a missing, empty or literal `null` body. */
 export const ProblemBody = t.Object({
@@ -47,9 +55,16 @@ export const restoreResponses = {
  * The same answers as OpenAPI responses. Given by hand because a status has one media type in
  * the generated document, and spec.md's problem details are `application/problem+json`.
  */
+const LIST_TEXT: Record<string, string> = {
+  404: 'Unknown document or snapshot, or a `version` that names no Published Version of `documentId`: a one-item batch list (`status: 1`, `reason`)',
+  409: 'Snapshot expired or revoked, the draft or its activity document changed during the restore, or `If-Match` did not hold: a one-item batch list (`status: 1`, `reason`); re-read and retry',
+}
 export const restoreOpenApiResponses = {
   ...Object.fromEntries(
-    Object.entries(restoreResponses).map(([status, schema]) => [status, { description: schema.description ?? '', content: { 'application/json': { schema } } }]),
+    Object.entries(restoreResponses).map(([status, schema]) => [
+      status,
+      { description: schema.description ?? LIST_TEXT[status] ?? '', content: { 'application/json': { schema } } },
+    ]),
   ),
   400: {
     description: restoreResponses[400].description ?? '',

@@ -15,10 +15,12 @@ export type RestoreCommand =
 const present = (v: unknown): v is string => typeof v === 'string' && v.length > 0
 
 /** The fields of spec.md "Restore request". */
-const FIELDS = new Set(['kind', 'documentId', 'snapshotId', 'version', 'locales'])
+export const RESTORE_FIELDS: ReadonlySet<string> = new Set(['kind', 'documentId', 'snapshotId', 'version', 'locales'])
+/** contract.md's apply-snapshot body `{snapshotId, documentId?, locales?}`; `kind` may repeat `snapshot`. */
+export const SNAPSHOT_FIELDS: ReadonlySet<string> = new Set(['kind', 'documentId', 'snapshotId', 'locales'])
 
 /** Problem details only for a missing, empty or literal `null` body; malformed JSON stays an object error. */
-export function parseBody(raw: string): unknown {
+export function parseBody(raw: string, fields: ReadonlySet<string> = RESTORE_FIELDS): unknown {
   if (raw.trim() === '') throw new ProblemError('A non-empty request body is required.', { '': ['A non-empty request body is required.'] })
   let body: unknown
   try {
@@ -30,7 +32,7 @@ export function parseBody(raw: string): unknown {
   if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('invalid_body', 'The request body must be a JSON object.')
   checkDepth(body)
   // A misspelt field (`locale` for `locales`) would otherwise turn into a whole-draft restore.
-  const unknown = Object.keys(body).filter((k) => !FIELDS.has(k))
+  const unknown = Object.keys(body).filter((k) => !fields.has(k))
   if (unknown.length > 0) throw badRequest('invalid_body', `Unknown field(s): ${unknown.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 100))).join(', ')}.`)
   return body
 }

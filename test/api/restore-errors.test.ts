@@ -88,6 +88,17 @@ test('apply-snapshot: missing_snapshot_id and mismatch', async () => {
   expect((await applySnapshot(ctx, { snapshotId: id, documentId: 'pages/home' })).body.error).toBe('mismatch')
 })
 
+test('apply-snapshot: a revision body sent here is refused (bad_kind, or invalid_body for `version`), not restored as the snapshot', async () => {
+  const id = await snapshot()
+  const kind = await applySnapshot(ctx, { kind: 'revision', snapshotId: id })
+  expect({ status: kind.status, body: kind.body }).toEqual({ status: 400, body: { error: 'bad_kind', message: expect.any(String) } })
+  const version = await applySnapshot(ctx, { snapshotId: id, version: 'AAAA' })
+  expect({ status: version.status, body: version.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: 'Unknown field(s): "version".' } })
+  expect((await ctx.call('GET', `/content/${TEAM}?id=${ID}/draft`)).status).toBe(404)
+  // `kind: "snapshot"` repeats what the path says and is fine.
+  expect((await applySnapshot(ctx, { kind: 'snapshot', snapshotId: id })).status).toBe(200)
+})
+
 // --- batch list 400 ---
 
 // spec.md "Batch result item": `id` is the canonical id, also when a sibling was given.

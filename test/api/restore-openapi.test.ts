@@ -12,6 +12,10 @@ test('restore routes document their request body and every answer', async () => 
     const op = paths[path].post
     expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '500'])
     expect(op.requestBody.content['application/json'].schema.properties).toHaveProperty('locales')
+    // The server refuses unknown fields; a generated client must not offer any.
+    expect(op.requestBody.content['application/json'].schema.additionalProperties).toBe(false)
+    // 404 and 409 are batch lists with a reason, not `{error, message}`.
+    for (const status of ['404', '409']) expect(op.responses[status].description).toContain('batch list')
   }
   expect(paths['/content/apply-version/{activeTeam}'].post.requestBody.content['application/json'].schema.required).toEqual(['kind'])
 })
