@@ -62,10 +62,10 @@ const isResponseCheck = (error: unknown) => (error as { type?: string }).type ==
 const MISSING: Record<string, string> = { '/id': 'missing_id', '/documentId': 'missing_id', '/version': 'bad_reference' }
 /**
  * Parameters whose invalid text has a code of its own: an id string the schema refuses (over
- * 512 characters) is `invalid_id` like any other malformed id (README "Documents"); a value of
- * the wrong JSON type stays `invalid_body`.
+ * 512 characters) is `invalid_id` like any other malformed id (README "Documents"), a snapshot
+ * name over 200 characters `invalid_name`; a value of the wrong JSON type stays `invalid_body`.
  */
-const INVALID: Record<string, string> = { '/id': 'invalid_id', '/documentId': 'invalid_id', '/eventType': 'invalid_event_type' }
+const INVALID: Record<string, string> = { '/id': 'invalid_id', '/documentId': 'invalid_id', '/eventType': 'invalid_event_type', '/name': 'invalid_name' }
 
 function namedFailure(error: unknown): string | undefined {
   const { type, all } = error as { type?: string; all?: { path?: string; type?: number; value?: unknown }[] }

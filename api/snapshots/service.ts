@@ -48,6 +48,11 @@ function readName(name: unknown): string | null {
   if (typeof name !== 'string' || name.length > MAX_NAME_LENGTH) {
     throw badRequest('invalid_name', `\`name\` must be a string of at most ${MAX_NAME_LENGTH} characters.`)
   }
+  // SQLite stores UTF-8: a lone surrogate would be read back as U+FFFD, not what was answered.
+  // Control characters (NUL, line breaks) have no place in a one-line label.
+  if (!name.isWellFormed() || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw badRequest('invalid_name', '`name` must be one line of well-formed text (no control characters or lone surrogates).')
+  }
   return name
 }
 
@@ -110,8 +115,8 @@ function requireSnapshot(conn: Conn, teamId: string, id: string | undefined): Sn
 
 /** Renames a snapshot, whatever its status (a name is only a label). */
 export function renameSnapshot(db: Db, input: { teamId: string; id: string | undefined; name: unknown; now?: Date }): SnapshotRecord {
+  const name = readName(input.name) // the body first, like the schema's own checks
   const row = requireSnapshot(db, input.teamId, input.id)
-  const name = readName(input.name)
   db.update(snapshots).set({ name }).where(and(eq(snapshots.teamId, row.teamId), eq(snapshots.id, row.id))).run()
   return toRecord({ ...row, name }, input.now ?? new Date())
 }

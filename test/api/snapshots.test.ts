@@ -68,7 +68,12 @@ test('create errors', async () => {
     [{ documentId: ID, expiresAt: '2000-01-01T00:00:00Z' }, 400, 'bad_expiry'],
     // An impossible calendar date is refused, not rolled over to March 3rd.
     [{ documentId: ID, expiresAt: '2030-02-31T00:00:00Z' }, 400, 'bad_expiry'],
-    [{ documentId: ID, name: 'x'.repeat(201) }, 400, 'invalid_body'],
+    [{ documentId: ID, name: 'x'.repeat(201) }, 400, 'invalid_name'],
+    // Stored as UTF-8, a lone surrogate would read back as U+FFFD; a label is one line.
+    [{ documentId: ID, name: 'a\ud800' }, 400, 'invalid_name'],
+    [{ documentId: ID, name: 'two\nlines' }, 400, 'invalid_name'],
+    [{ documentId: ID, name: 'nul\u0000' }, 400, 'invalid_name'],
+    [{ documentId: ID, name: 42 }, 400, 'invalid_body'],
     [{ documentId: 'pages/nope' }, 404, 'not_found'],
   ]
   for (const [body, status, error] of cases) {
@@ -82,6 +87,8 @@ test('rename and revoke errors', async () => {
     ['PATCH', `/content/snapshots/${TEAM}`, { name: 'x' }, 400, 'missing_id'],
     ['PATCH', `/content/snapshots/${TEAM}?id=${enc(ID)}`, { name: 'x' }, 400, 'invalid_id'],
     ['PATCH', `/content/snapshots/${TEAM}?id=${enc(`${ID}/snapshot/AAAAAAAAAAAAAAAAAAAAAA`)}`, { name: 'x' }, 404, 'not_found'],
+    ['PATCH', `/content/snapshots/${TEAM}?id=${enc(`${ID}/snapshot/AAAAAAAAAAAAAAAAAAAAAA`)}`, { name: '\udfff' }, 400, 'invalid_name'],
+    ['PATCH', `/content/snapshots/${TEAM}?id=${enc(`${ID}/snapshot/AAAAAAAAAAAAAAAAAAAAAA`)}`, { name: 'y'.repeat(201) }, 400, 'invalid_name'],
     ['POST', `/content/snapshots/revoke/${TEAM}`, {}, 400, 'missing_id'],
     ['POST', `/content/snapshots/revoke/${TEAM}`, { id: `${ID}/draft` }, 400, 'invalid_id'],
     ['POST', `/content/snapshots/revoke/${TEAM}`, { id: `${ID}/snapshot/AAAAAAAAAAAAAAAAAAAAAA` }, 404, 'not_found'],
