@@ -46,6 +46,22 @@ const UNRELIABLE = Symbol('unreliable')
 type Lookup = (id: string) => PageNode | null | undefined
 type Path = string | null | typeof UNRELIABLE
 
+/** The longest slug accepted. */
+export const MAX_SLUG_LENGTH = 200
+
+/**
+ * A slug is one path segment (or `''`, the root): no `/` (a leading one made `//host`, which a
+ * receiver's `new URL(path, site)` reads as another host), no `?`, `#`, `%` or `\` (they change
+ * what a URL means), no control character or lone surrogate, not `.` or `..`, no surrounding
+ * whitespace. Unicode is welcome: paths are sent as text, a receiver percent-encodes them.
+ */
+export function isValidSlug(slug: string): boolean {
+  if (slug === '') return true
+  if (slug.length > MAX_SLUG_LENGTH || !slug.isWellFormed()) return false
+  if (slug === '.' || slug === '..' || slug.trim() !== slug) return false
+  return !/[\/?#%\\\u0000-\u001f\u007f]/.test(slug)
+}
+
 /** Builds a page node from a stored document body. */
 export function toPageNode(id: string, body: Record<string, unknown>, published: boolean): PageNode {
   const fields = (body.fields ?? {}) as Record<string, unknown>
@@ -74,6 +90,8 @@ export function pathOf(id: string, locale: string, lookup: Lookup): Path {
     if (node === null || !node.published) return null
     const slug = node.slugs[locale]
     if (typeof slug !== 'string') return null
+    // Stored before slugs were checked: no path is guessed from it.
+    if (!isValidSlug(slug)) return UNRELIABLE
     if (slug !== '') segments.unshift(slug)
     current = node.parent
   }

@@ -151,6 +151,21 @@ describe('bad input gets a clear 4xx and writes nothing', () => {
     })
   }
 
+  test('a page slug that is not one path segment is 400 invalid_slug; unicode and inner spaces are fine', async () => {
+    // `//evil.example` would be the page's path, and `new URL(path, site)` reads that as another host.
+    for (const slug of ['/evil.example', 'a/b', 'a?b', 'a#b', '100%', 'a\\b', '.', '..', ' lead', 'trail ', 'nul\u0000', 'line\nbreak', 'x'.repeat(201)]) {
+      const res = await ctx.call('POST', base, { body: page('pages/x', { en: { title: 'T', slug } }) })
+      expect({ slug, status: res.status, body: res.body }).toEqual({ slug, status: 400, body: { error: 'invalid_slug', message: expect.stringContaining('en') } })
+    }
+    expect((await ctx.call('GET', `${base}?id=pages/x`)).status).toBe(404)
+    for (const slug of ['über-uns', 'café menu', '', 'x'.repeat(200)]) {
+      expect({ slug, status: (await ctx.call('POST', base, { body: page(`pages/ok-${slug.length}`, { en: { title: 'T', slug } }) })).status }).toEqual({ slug, status: 200 })
+    }
+    // A content type without URLs has no paths: its `slug` is just a field.
+    const product = { id: 'products/x', contentType: 'product', fields: {}, locales: { en: { name: 'P', slug: '/whatever?' } } }
+    expect((await ctx.call('POST', base, { body: product })).status).toBe(200)
+  })
+
   test('an oversized body is 413', async () => {
     const big = page('pages/x', { en: { title: 'x'.repeat(1_100_000) } })
     const res = await ctx.call('POST', base, { body: big })

@@ -15,7 +15,7 @@ afterAll(() => ctx.close())
 
 const has = (o: object | undefined | null, k: string) => !!o && Object.prototype.hasOwnProperty.call(o, k)
 const json = (v: unknown) => JSON.stringify(v)
-const locales = fc.dictionary(fc.constantFrom(...LOCALES), fc.record({ title: fc.string({ maxLength: 8 }), slug: fc.string({ maxLength: 8 }) }), { minKeys: 1 })
+const locales = fc.dictionary(fc.constantFrom(...LOCALES), fc.record({ title: fc.string({ maxLength: 8 }), slug: fc.stringMatching(/^[a-z0-9-]{0,8}$/) }), { minKeys: 1 })
 const fields = fc.record({ parent: fc.constant(null), sku: fc.string({ maxLength: 6 }) })
 
 let n = 0

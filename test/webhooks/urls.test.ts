@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { computeUrls, MAX_PAGES_BELOW, pathOf, type PageNode, type UrlInput } from '../../api/webhooks/urls'
+import { computeUrls, isValidSlug, MAX_PAGES_BELOW, pathOf, type PageNode, type UrlInput } from '../../api/webhooks/urls'
 
 const page = (id: string, parent: string | null, slugs: Record<string, unknown>, published = true): PageNode => ({ id, parent, slugs, published })
 const tree = (...nodes: PageNode[]) => new Map(nodes.map((n) => [n.id, n]))
@@ -21,6 +21,18 @@ test('pathOf: root, nested, missing slug, cycle and missing ancestor', () => {
   // An ancestor that is not live (archived, unpublished) serves nothing below it.
   const hidden = tree(home, page('p', 'home', { en: 'p' }, false), page('k', 'p', { en: 'k' }))
   expect(pathOf('k', 'en', (id) => hidden.get(id))).toBeNull()
+})
+
+test('a slug stored before slugs were checked (`/evil.example`, `a?b`) gives no guessed path: scope "site"', () => {
+  for (const slug of ['/evil.example', 'a?b', '..']) {
+    const t = tree(home, page('bad', 'home', { en: slug }), page('child', 'bad', { en: 'c' }))
+    expect(typeof pathOf('child', 'en', (id) => t.get(id))).toBe('symbol')
+    const r = computeUrls(base({ documentId: 'bad', after: page('bad', 'home', { en: slug }), others: tree(home) }))
+    expect(r.scope).toBe('site')
+    expect(Object.values(r.urls).some((u) => u.startsWith('//'))).toBe(false)
+  }
+  expect(isValidSlug('über uns')).toBe(true)
+  expect(isValidSlug('')).toBe(true)
 })
 
 const cases: [string, Partial<UrlInput>, ReturnType<typeof computeUrls>][] = [
