@@ -46,7 +46,9 @@ async function readLimited(res: Response): Promise<string> {
     reader.cancel().catch(() => {})
   }
   const bytes = Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES)
-  return new TextDecoder().decode(bytes)
+  // `stream: true` leaves out a character the cut split, rather than ending in U+FFFD (which
+  // would also make the kept text longer than the limit in UTF-8).
+  return new TextDecoder().decode(bytes, { stream: true })
 }
 
 function describe(err: unknown, timedOut: boolean, timeoutMs: number): string {

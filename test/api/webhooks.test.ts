@@ -127,6 +127,14 @@ test('delete removes the webhook', async () => {
   expect((await ctx.call('DELETE', `${base}/${body.id}`, { token: TOKENS.webhooks })).status).toBe(404)
 })
 
+test('a response body cut at 4 KiB never ends in half a character', async () => {
+  rx.answers = [{ status: 200, body: 'x'.repeat(4095) + 'é'.repeat(100) }]
+  const { body: hook } = await create({ label: 'cut', provider: 'custom', target: rx.url })
+  const res = await ctx.call('POST', `${base}/${hook.id}/test`, { token: TOKENS.webhooks })
+  expect(res.body.responseBody).toBe('x'.repeat(4095))
+  expect(Buffer.byteLength(res.body.responseBody)).toBeLessThanOrEqual(4096)
+})
+
 test('test endpoint sends a signed sample synchronously and logs it as a test delivery', async () => {
   rx.answers = [{ status: 200, body: 'x'.repeat(5000) }]
   const { body: hook } = await create({ label: 't', provider: 'custom', target: rx.url, events: ['content.unpublished', 'site.changed'] })
