@@ -92,7 +92,9 @@ function documentEvent(tx: Tx, e: DocumentEvent): void {
   enqueueEvent(tx, {
     v: 2, eventType: e.eventType, eventId: Bun.randomUUIDv7(), occurredAt: new Date().toISOString(),
     teamId: e.teamId, workspaceId: team.workspaceId, userId: e.userId, documentId: e.row.id,
-    collection: e.row.collection, locales: e.locales, status: e.status, ...urls,
+    // Sorted whatever the caller's order (a publish listed the draft's key order, an in-place
+    // edit its sorted changes), so one document's events name locales alike.
+    collection: e.row.collection, locales: [...e.locales].sort(), status: e.status, ...urls,
   }, Date.now(), targets)
 }
 

@@ -54,7 +54,7 @@ test('a publish is delivered signed, with the spec headers and payload', async (
   expect(verifySignature(req!.body, req!.headers['x-service-signature'], hook.secret)).toBe(true)
   expect(body).toEqual({
     v: 2, eventType: 'content.published', eventId: expect.stringMatching(/^[0-9a-f-]{36}$/), occurredAt: expect.any(String),
-    teamId: TEAM, workspaceId: 'main', userId: 'u-editor', documentId: 'pages/about', collection: 'pages', locales: ['en', 'de'],
+    teamId: TEAM, workspaceId: 'main', userId: 'u-editor', documentId: 'pages/about', collection: 'pages', locales: ['de', 'en'], // sorted, in every event
     status: 'published', url: '/about', urls: { en: '/about' }, previousUrls: [], scope: 'document',
   })
   const log = await ctx.call('GET', `/teams/${TEAM}/webhooks/${hook.id}/deliveries`, { token: TOKENS.webhooks })
