@@ -17,6 +17,11 @@ export function stripStamp<T extends Record<string, unknown>>(body: T): Omit<T, 
   return rest
 }
 
+/** The stamp fields a stored body carries (none, or both). */
+export function stampOf(body: Record<string, unknown>): { __publishedBy?: unknown; __publishedAt?: unknown } {
+  return body.__publishedAt === undefined ? {} : { __publishedBy: body.__publishedBy, __publishedAt: body.__publishedAt }
+}
+
 /** Serialisation used for comparisons; per-locale objects are copied whole, so this is exact. */
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 

@@ -11,7 +11,7 @@ import { AppError, badRequest, notFound } from '../errors'
 import { ifMatchHolds } from './if-match'
 import { getContentType, getTeam } from '../teams/service'
 import { appendActivity, type ActivityEntry } from './activity'
-import { asDocument, changedLocales, dirtyLocales, fieldsChanged, PROTECTED_FIELDS, stripStamp } from './document'
+import { asDocument, changedLocales, dirtyLocales, fieldsChanged, PROTECTED_FIELDS, stampOf, stripStamp } from './document'
 import { draftId, isStorableId, isValidCanonicalId, parseId } from './ids'
 import { isValidSlug, MAX_SLUG_LENGTH } from '../webhooks/urls'
 import { Document, DocumentInput, type DocumentView } from './model'
@@ -98,7 +98,12 @@ export function writeDocument(
         // A soft-deleted document does not exist for If-Match (`*` must not bring it back).
         if (!ifMatchHolds(input.ifMatch, current && !current.deletedAt ? current.changeVector : null)) throw conflict()
         const before = kind === 'draft' ? (current && !current.deletedAt ? current : canonical) : canonical
-        const stored = kind === 'draft' ? { ...body, __dirtyLocales: dirtyLocales(body, canonical?.published ? asDocument(canonical.body) : null) } : body
+        // A published canonical rewritten in place stays published, so it keeps carrying the stamp
+        // of its last publish (spec.md: a published canonical carries the stamp; the write itself
+        // adds none, and the body's own stamp fields were dropped above, so none can be forged).
+        const stored = kind === 'draft'
+          ? { ...body, __dirtyLocales: dirtyLocales(body, canonical?.published ? asDocument(canonical.body) : null) }
+          : { ...body, ...(canonical?.published ? stampOf(canonical.body) : {}) }
         const row = saveDoc(tx, {
           teamId,
           id: input.doc.id,

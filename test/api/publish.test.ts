@@ -164,6 +164,20 @@ describe('POST /content/publish/{activeTeam}', () => {
     }
   })
 
+  test('a published canonical edited in place keeps the stamp of its last publish; the write adds none and no version', async () => {
+    await ctx.call('POST', base, { body: { id: 'pages/inplace', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'A', slug: 'inplace' } } } })
+    const live = (await publish({ ids: ['pages/inplace'] })).body[0].document
+    const stamp = { __publishedBy: live.__publishedBy, __publishedAt: live.__publishedAt }
+    // A forged stamp in the body is dropped; the stored one stays.
+    const forged = { id: 'pages/inplace', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'B', slug: 'inplace' } }, __publishedBy: 'mallory', __publishedAt: '2000-01-01T00:00:00.0000000Z' }
+    expect((await ctx.call('POST', base, { body: forged })).status).toBe(200)
+    expect(await read('pages/inplace')).toMatchObject({ locales: { en: { title: 'B' } }, ...stamp })
+    const patched = await ctx.call('PATCH', `${base}?id=pages/inplace`, { body: [{ op: 'replace', path: '/locales/en/title', value: 'C' }] })
+    expect(patched.status).toBe(200)
+    expect(await read('pages/inplace')).toMatchObject({ locales: { en: { title: 'C' } }, ...stamp })
+    expect(countRevisions(ctx.db, TEAM, 'pages/inplace')).toBe(1)
+  })
+
   test('a repeated id (or locale) is 400 invalid_body and publishes nothing, rather than one version per repeat', async () => {
     await ctx.call('POST', base, { body: { id: 'pages/twice/draft', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'T', slug: 'twice' } } } })
     for (const body of [{ ids: ['pages/twice', 'pages/twice'] }, { ids: ['pages/twice'], locales: ['en', 'en'] }]) {
