@@ -80,7 +80,7 @@ export function writeDocument(
   const unknown = Object.keys(body.locales).filter((l) => !team.locales.includes(l))
   if (unknown.length > 0) throw badRequest('unknown_locale', `Unknown locale(s): ${unknown.slice(0, 5).join(', ')}.`)
   if (type.urls) {
-    // A page's slugs become the paths webhooks send (README "Page URLs"): refused here, not guessed later.
+    // A page's slugs become the paths webhooks send (README "Webhooks › Events"): refused here, not guessed later.
     const bad = Object.entries(body.locales).filter(([, v]) => typeof v?.slug === 'string' && !isValidSlug(v.slug)).map(([l]) => l)
     if (bad.length > 0) throw badRequest('invalid_slug', `Slug of ${bad.slice(0, 5).join(', ')}: one path segment of at most ${MAX_SLUG_LENGTH} characters without /, ?, #, %, \\ or control characters, not . or .., no surrounding spaces.`)
   }
