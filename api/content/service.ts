@@ -98,12 +98,14 @@ export function writeDocument(
         // A soft-deleted document does not exist for If-Match (`*` must not bring it back).
         if (!ifMatchHolds(input.ifMatch, current && !current.deletedAt ? current.changeVector : null)) throw conflict()
         const before = kind === 'draft' ? (current && !current.deletedAt ? current : canonical) : canonical
-        // A published canonical rewritten in place stays published, so it keeps carrying the stamp
-        // of its last publish (spec.md: a published canonical carries the stamp; the write itself
-        // adds none, and the body's own stamp fields were dropped above, so none can be forged).
+        // A draft's dirty locales are those that differ from what is live. A published canonical
+        // rewritten in place stays published, so it keeps carrying the stamp of its last publish
+        // (spec.md: a published canonical carries the stamp; the write itself adds none, and the
+        // body's own stamp fields were dropped above, so none can be forged).
+        const live = canonical?.published ? canonical.body : null
         const stored = kind === 'draft'
-          ? { ...body, __dirtyLocales: dirtyLocales(body, canonical?.published ? asDocument(canonical.body) : null) }
-          : { ...body, ...(canonical?.published ? stampOf(canonical.body) : {}) }
+          ? { ...body, __dirtyLocales: dirtyLocales(body, live && asDocument(live)) }
+          : { ...body, ...(live ? stampOf(live) : {}) }
         const row = saveDoc(tx, {
           teamId,
           id: input.doc.id,

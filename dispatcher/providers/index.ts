@@ -69,11 +69,15 @@ function github(o: Outgoing): OutgoingRequest {
     v: p.v, eventType: p.eventType, eventId: p.eventId, teamId: p.teamId, documentId: p.documentId,
     status: p.status, url: p.url, urls: p.urls, previousUrls: p.previousUrls, scope: p.scope,
   }
-  if (Buffer.byteLength(JSON.stringify(clientPayload)) > GITHUB_MAX_CLIENT_PAYLOAD) {
+  const envelope = () => JSON.stringify({ event_type: options.eventType ?? p.eventType, client_payload: clientPayload })
+  let body = envelope()
+  // The whole body is measured (a few bytes more than the payload, within the margin); it is
+  // built again only in the rare case it is too large.
+  if (Buffer.byteLength(body) > GITHUB_MAX_CLIENT_PAYLOAD) {
     clientPayload.previousUrls = []
     clientPayload.scope = 'site'
+    body = envelope()
   }
-  const body = JSON.stringify({ event_type: options.eventType ?? p.eventType, client_payload: clientPayload })
   const headers = { ...baseHeaders(o, body), Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version': '2022-11-28' }
   if (options.token) (headers as Record<string, string>).Authorization = `Bearer ${options.token}`
   return { url: o.webhook.target, body, headers }
