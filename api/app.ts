@@ -8,7 +8,7 @@ import { ValueErrorType } from '@sinclair/typebox/errors'
 import { AppError, BatchError, ProblemError } from './errors'
 import { authenticateRequest } from './auth'
 import { normalizeOpenApi } from './openapi'
-import { checkDepth, isJsonMediaType } from './body'
+import { checkDepth, isJsonMediaType, isUtf8Charset, readJsonBody } from './body'
 import type { AppDeps } from './deps'
 import { contentRoutes } from './content'
 import { versionRoutes } from './versions'
@@ -38,6 +38,8 @@ export function errorResponse(error: unknown, code: string | number, log: AppDep
     .with({ error: P.instanceOf(ProblemError) }, ({ error }) =>
       json(400, { title: error.title, status: 400, errors: error.errors }, 'application/problem+json'),
     )
+    // Elysia wraps what a parser throws; our own parser's refusal (api/body.ts) says why itself.
+    .with({ code: 'PARSE', error: { cause: P.instanceOf(AppError) } }, ({ error }) => errorResponse(error.cause, 'UNKNOWN', log))
     .with({ code: 'PARSE' }, () => json(400, { error: 'malformed_json', message: 'The request body is not valid JSON.' }))
     .with({ code: 'VALIDATION', error: P.when(isResponseCheck) }, ({ error }) => {
       // The handler produced what its declared response schema does not allow: our bug, not the caller's.
@@ -125,20 +127,30 @@ export function createApp(deps: AppDeps) {
       const length = request.headers.get('content-length')
       // Bodies are JSON only (README "API"): a form or multipart body is refused, not parsed into
       // fields and stored; `APPLICATION/JSON; charset=utf-8` is JSON too.
-      if (request.body && length !== '0' && !isJsonMediaType(request.headers.get('content-type'))) {
-        return json(415, { error: 'unsupported_media_type', message: 'Send the body as JSON with `Content-Type: application/json`.' })
+      if (request.body && length !== '0') {
+        const type = request.headers.get('content-type')
+        if (!isJsonMediaType(type) || !isUtf8Charset(type)) {
+          return json(415, { error: 'unsupported_media_type', message: 'Send the body as UTF-8 JSON with `Content-Type: application/json`.' })
+        }
+        // A compressed body is not decoded here: refused (RFC 9110 8.4.1) rather than read as
+        // malformed JSON, or, when it is not really compressed, accepted under a false label.
+        const coding = request.headers.get('content-encoding')?.trim().toLowerCase()
+        if (coding && coding !== 'identity') {
+          return json(415, { error: 'unsupported_media_type', message: 'Content-Encoding is not supported: send the body uncompressed.' })
+        }
       }
       if (length !== null) return Number(length) > max ? tooLarge() : undefined
       // A chunked body declares no length: count a copy of it before the route's parser reads it.
       if (request.body) return exceeds(request.clone().body!, max).then((over) => (over ? tooLarge() : undefined))
     })
     .onError({ as: 'global' }, ({ error, code }) => errorResponse(error, code, deps.log))
-    // Elysia picks its parser from the media type as written: JSON under another spelling
-    // (`APPLICATION/JSON`, `application/vnd.acme+json`) is read here. The restore routes read
-    // their raw text themselves (api/restore/index.ts), whatever the spelling.
+    // Every JSON body, under any spelling of its media type (`APPLICATION/JSON`,
+    // `application/vnd.acme+json`), is read here, as strict UTF-8 (api/body.ts `readBodyText`;
+    // Elysia's own parser would replace bad bytes). The restore routes read their raw text
+    // themselves (api/restore/index.ts), with the same strict decoding.
     .onParse({ as: 'global' }, ({ request, contentType, route }) => {
-      if (!request.body || contentType === 'application/json' || !isJsonMediaType(contentType) || route.startsWith('/content/apply-')) return
-      return request.json()
+      if (!request.body || !isJsonMediaType(contentType) || route.startsWith('/content/apply-')) return
+      return readJsonBody(request)
     })
     // Right after parsing, before the schemas: a body nested absurdly deep is refused before any
     // code walks it. Elysia's validation error builder recurses into it (a stack overflow, 500,

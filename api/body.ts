@@ -7,22 +7,54 @@ import { AppError } from './errors'
 /** JSON bodies nest at most this deep: rich text trees stay far below, and nothing recurses into a stack overflow. */
 export const MAX_BODY_DEPTH = 100
 
-/** Whether `value` nests deeper than `max` (walked without recursion, so any depth is safe to check). */
-export function nestsDeeperThan(value: unknown, max: number): boolean {
+/**
+ * Why a parsed body is refused before any schema sees it, or `null`: nested deeper than `max`
+ * (walked without recursion, so any depth is safe to check), or a number JSON.parse could only
+ * read as Infinity (`1e400`), which would be stored as `null`.
+ */
+export function bodyProblem(value: unknown, max: number): string | null {
   const stack: [unknown, number][] = [[value, 0]]
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!
+    if (typeof v === 'number' && !Number.isFinite(v)) return 'The body holds a number too large to store (it overflows to Infinity).'
     if (v === null || typeof v !== 'object') continue
-    if (depth >= max) return true
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1])
+    if (depth >= max) return `The body nests deeper than ${max} levels.`
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child === 'number' || (child !== null && typeof child === 'object')) stack.push([child, depth + 1])
+    }
   }
-  return false
+  return null
 }
 
-/** Throws `400 invalid_body` for a parsed body nested deeper than MAX_BODY_DEPTH. */
+/** Throws `400 invalid_body` for a parsed body nested deeper than MAX_BODY_DEPTH, or holding an overflowing number. */
 export function checkDepth(body: unknown): void {
-  if (body !== undefined && nestsDeeperThan(body, MAX_BODY_DEPTH)) {
-    throw new AppError(400, 'invalid_body', `The body nests deeper than ${MAX_BODY_DEPTH} levels.`)
+  const problem = body === undefined ? null : bodyProblem(body, MAX_BODY_DEPTH)
+  if (problem) throw new AppError(400, 'invalid_body', problem)
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true })
+
+/**
+ * A request body as text, decoded strictly: bytes that are not UTF-8 are `400 malformed_json`
+ * (RFC 8259 8.1), never replaced by U+FFFD. A replaced byte would make `pages/\xff` the same id
+ * as `pages/\u{fffd}`, and a write to one would overwrite the other.
+ */
+export async function readBodyText(request: Request): Promise<string> {
+  const bytes = await request.arrayBuffer()
+  try {
+    return UTF8.decode(bytes)
+  } catch {
+    throw new AppError(400, 'malformed_json', 'The request body is not valid UTF-8.')
+  }
+}
+
+/** Parses a JSON body read with `readBodyText`; a syntax error is `400 malformed_json`. */
+export async function readJsonBody(request: Request): Promise<unknown> {
+  const text = await readBodyText(request)
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new AppError(400, 'malformed_json', 'The request body is not valid JSON.')
   }
 }
 
@@ -34,4 +66,17 @@ export function checkDepth(body: unknown): void {
 export function isJsonMediaType(contentType: string | null): boolean {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase()
   return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type)
+}
+
+/**
+ * Whether a JSON body's declared charset is one this service reads: none (JSON is UTF-8) or
+ * `utf-8` in any case, quoted or not. `charset=iso-8859-1` would otherwise be decoded as UTF-8
+ * and its text silently changed.
+ */
+export function isUtf8Charset(contentType: string | null): boolean {
+  for (const param of (contentType ?? '').split(';').slice(1)) {
+    const [name, value = ''] = param.split('=').map((x) => x.trim().toLowerCase())
+    if (name === 'charset' && !['utf-8', 'utf8', '"utf-8"', '"utf8"'].includes(value)) return false
+  }
+  return true
 }

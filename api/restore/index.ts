@@ -11,11 +11,12 @@ import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { parseBody, readRestoreRequest, SNAPSHOT_FIELDS } from './request'
 import { badRequest } from '../errors'
+import { readBodyText } from '../body'
 import { ApplySnapshotRequest, requestBody, restoreOpenApiResponses, restoreResponses, RestoreRequest } from './model'
 import { restore } from './service'
 
 const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
-const rawText = async ({ request }: { request: Request }) => ({ raw: await request.text() })
+const rawText = async ({ request }: { request: Request }) => ({ raw: await readBodyText(request) })
 const raw = (body: unknown) => (body as { raw: string }).raw
 
 export function restoreRoutes({ db }: AppDeps) {
