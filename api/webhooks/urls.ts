@@ -131,7 +131,6 @@ export function computeUrls(input: UrlInput): UrlResult {
   const lookupAfter: Lookup = (id) => (id === documentId ? after : others.get(id))
   let scope: UrlResult['scope'] = 'document'
   const oldPaths: string[] = []
-  const newPaths = new Set<string>()
   const urls: Record<string, string> = {}
   let moved = false
 
@@ -139,11 +138,8 @@ export function computeUrls(input: UrlInput): UrlResult {
     const was = before ? pathOf(documentId, l, lookupBefore) : null
     const is = after ? pathOf(documentId, l, lookupAfter) : null
     if (was === UNRELIABLE || is === UNRELIABLE) scope = 'site'
-    if (typeof was === 'string') oldPaths.push(was)
-    if (typeof is === 'string') {
-      urls[l] = is
-      newPaths.add(is)
-    }
+    if (typeof was === 'string' && was !== is) oldPaths.push(was)
+    if (typeof is === 'string') urls[l] = is
     if (before && after && was !== is) moved = true
   }
 
@@ -157,14 +153,16 @@ export function computeUrls(input: UrlInput): UrlResult {
           const was = pathOf(page.id, l, lookupBefore)
           const is = pathOf(page.id, l, lookupAfter)
           if (was === UNRELIABLE || is === UNRELIABLE) scope = 'site'
-          if (typeof was === 'string') oldPaths.push(was)
-          if (typeof is === 'string') newPaths.add(is)
+          if (typeof was === 'string' && was !== is) oldPaths.push(was)
         }
       }
     }
   }
 
-  const previousUrls = [...new Set(oldPaths)].filter((p) => !newPaths.has(p))
+  // Per language: a path that no longer serves the page in ITS language is listed, even when
+  // another language still uses the same text (`/about` in en and de, de taken down). Receivers
+  // refresh each path on every host (spec.md), which for the other language does no harm.
+  const previousUrls = [...new Set(oldPaths)]
   const url = after ? (urls[input.defaultLocale] ?? '') : (previousUrls[0] ?? '')
   return { url, urls: after ? urls : {}, previousUrls, scope }
 }

@@ -41,7 +41,13 @@ const cases: [string, Partial<UrlInput>, ReturnType<typeof computeUrls>][] = [
   ['republish without URL change', { before: page('about', 'home', { en: 'about' }), after: page('about', 'home', { en: 'about' }) },
     { url: '/about', urls: { en: '/about' }, previousUrls: [], scope: 'document' }],
   ['new slug in one locale', { before: page('about', 'home', { en: 'about', de: 'about' }), after: page('about', 'home', { en: 'about', de: 'ueber' }) },
-    { url: '/about', urls: { en: '/about', de: '/ueber' }, previousUrls: [], scope: 'document' }],
+    { url: '/about', urls: { en: '/about', de: '/ueber' }, previousUrls: ['/about'], scope: 'document' }],
+  // Per language: /about no longer serves the page in de, although en still uses that text
+  // (spec.md: paths that served the document and no longer do; refreshed on every host).
+  ['locale taken down whose path another locale still uses', { before: page('about', 'home', { en: 'about', de: 'about' }), after: page('about', 'home', { en: 'about' }) },
+    { url: '/about', urls: { en: '/about' }, previousUrls: ['/about'], scope: 'document' }],
+  ['slugs swapped between locales', { before: page('about', 'home', { en: 'a', de: 'b' }), after: page('about', 'home', { en: 'b', de: 'a' }) },
+    { url: '/b', urls: { en: '/b', de: '/a' }, previousUrls: ['/a', '/b'], scope: 'document' }],
   ['new slug everywhere', { before: page('about', 'home', { en: 'about', de: 'ueber' }), after: page('about', 'home', { en: 'about-us', de: 'ueber-uns' }) },
     { url: '/about-us', urls: { en: '/about-us', de: '/ueber-uns' }, previousUrls: ['/about', '/ueber'], scope: 'document' }],
   ['slug removed in a locale', { before: page('about', 'home', { en: 'about', fr: 'a-propos' }), after: page('about', 'home', { en: 'about' }) },
