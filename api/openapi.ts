@@ -8,10 +8,10 @@
  * - bodies are JSON only: the plugin offers `multipart/form-data` and `text/plain` for every
  *   body, which this API refuses; a route that declares its own media types (restore's
  *   `application/problem+json`) keeps them;
- * - every POST, PUT and PATCH declares the `413 payload_too_large` the app answers for a body
- *   over MAX_BODY_BYTES and the `415 unsupported_media_type` for one that is not JSON (api/app.ts,
- *   for every route alike, with or without a declared body),
- *   and every operation the `500 internal` of an unexpected failure;
+ * - every operation declares the `413 payload_too_large` the app answers for a body over
+ *   MAX_BODY_BYTES and the `415 unsupported_media_type` for one that is not UTF-8 JSON
+ *   (api/app.ts checks a body sent with any method, a GET's or a DELETE's too, before routing),
+ *   and the `500 internal` of an unexpected failure;
  * - a map (`t.Record(t.String(), X)`, written `patternProperties: {"^(.*)$": X}`) is written
  *   `additionalProperties: X`, which means the same and which generators turn into
  *   `{[key: string]: X}` (some read `patternProperties` as values of unknown type);
@@ -36,12 +36,9 @@ const STATUS_TEXT: Record<string, string> = {
   404: 'Not found',
   409: 'Conflict: `{error, message}`; `conflict` when the document changed meanwhile (If-Match)',
   413: 'Body larger than MAX_BODY_BYTES: `{error: "payload_too_large", message}`',
-  415: 'A body that is not JSON: `{error: "unsupported_media_type", message}`',
+  415: 'A body (sent with any method) that is not UTF-8 JSON, or has a Content-Encoding: `{error: "unsupported_media_type", message}`',
   500: 'Unexpected server error (logged): `{error: "internal", message}`',
 }
-
-/** Methods whose requests may carry a body: the app answers 413 and 415 on each (api/app.ts). */
-const BODY_METHODS = new Set(['post', 'put', 'patch'])
 
 type Json = Record<string, any>
 
@@ -110,10 +107,8 @@ export function normalizeOpenApi(doc: Json): Json {
     for (const [method, op] of Object.entries<Json>(operations)) {
       const requestContent = jsonOnly(op.requestBody?.content)
       const responses = Object.fromEntries(Object.entries<Json>(op.responses ?? {}).map(([status, r]) => [status, response(status, r, op['x-responses']?.[status])]))
-      if (op.requestBody || BODY_METHODS.has(method)) {
-        responses['413'] ??= error('413')
-        responses['415'] ??= error('415')
-      }
+      responses['413'] ??= error('413')
+      responses['415'] ??= error('415')
       responses['500'] ??= error('500')
       // `x-etag` (route detail): the 200 answer carries the document's ETag, for `If-Match`.
       const { 'x-etag': etag, 'x-responses': _described, ...rest } = op

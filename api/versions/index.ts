@@ -32,7 +32,9 @@ export function versionRoutes({ db }: AppDeps) {
         detail: {
           summary: 'List Published Versions of a canonical, newest first',
           // Documented as the integers they are; validated as text so each refusal is `bad_paging`.
+          // Listed whole: given parameters replace the generated ones, the path's among them.
           parameters: [
+            { in: 'path', name: 'activeTeam', required: true, schema: { type: 'string', maxLength: 200 } },
             { in: 'query', name: 'id', required: true, description: 'Canonical id', schema: { type: 'string' } },
             { in: 'query', name: 'start', description: 'Raw revision offset (nextStart of the previous page)', schema: { type: 'integer', minimum: 0, default: 0 } },
             { in: 'query', name: 'pageSize', description: 'Rows per page, capped at 100', schema: { type: 'integer', minimum: 1, default: 25 } },

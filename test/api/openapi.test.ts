@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { createTestContext, TEAM, type TestContext } from '../helpers'
+import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })
@@ -20,7 +20,7 @@ test('/swagger/json is OpenAPI 3 describing every route with its schemas', async
   }
   const list = paths['/content/versions/{activeTeam}']!.get!
   expect(list.parameters!.filter((p) => p.in === 'query').map((p) => p.name).sort()).toEqual(['id', 'pageSize', 'start'])
-  expect(Object.keys(list.responses!).sort()).toEqual(['200', '400', '401', '403', '404', '500'])
+  expect(Object.keys(list.responses!).sort()).toEqual(['200', '400', '401', '403', '404', '413', '415', '500'])
   expect(paths['/content/publish/{activeTeam}']!.post!.requestBody).toBeDefined()
 })
 
@@ -74,21 +74,49 @@ test('what a generated client needs beyond the shapes: base URL, integer statuse
   // spec.md "Batch result item": status is an integer (typed languages get an int, not a float).
   const item = doc.paths['/content/publish/{activeTeam}'].post.responses['200'].content['application/json'].schema.items
   expect(item.properties.status.anyOf.map((b: any) => [b.type, b.const])).toEqual([['integer', 0], ['integer', 1]])
-  // Any POST/PUT/PATCH can be answered 413 (the size check runs before routing), any operation 500.
+  // Any operation can be answered 413 and 415 (the body checks run before routing, for a body
+  // sent with any method, a GET's or a DELETE's too) and 500.
   const test = doc.paths['/teams/{teamId}/webhooks/{id}/test'].post
   expect(test.responses['413'].content['application/json'].schema.required).toEqual(['error', 'message'])
   for (const [path, ops] of Object.entries<any>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(ops)) {
-      expect({ path, method, has500: '500' in op.responses }).toEqual({ path, method, has500: true })
-      if (['post', 'put', 'patch'].includes(method)) expect({ path, method, has413: '413' in op.responses }).toEqual({ path, method, has413: true })
+      const has = ['413', '415', '500'].filter((s) => s in op.responses)
+      expect({ path, method, has }).toEqual({ path, method, has: ['413', '415', '500'] })
+      // Path segments are capped like the routes cap them (a 10 KB team id is refused, not looked up).
+      for (const p of (op.parameters ?? []).filter((p: any) => p.in === 'path')) {
+        expect({ path, name: p.name, capped: p.schema.maxLength > 0 && p.schema.maxLength <= 200 }).toEqual({ path, name: p.name, capped: true })
+      }
     }
   }
   const big = await ctx.call('POST', `/teams/${TEAM}/webhooks/nope/test`, { body: { pad: 'x'.repeat(2_000_000) } })
   expect({ status: big.status, error: big.body.error }).toEqual({ status: 413, error: 'payload_too_large' })
+  const bigGet = await ctx.call('GET', `/content/versions/${TEAM}?id=pages/home`, { body: { pad: 'x'.repeat(2_000_000) } })
+  expect({ status: bigGet.status, error: bigGet.body.error }).toEqual({ status: 413, error: 'payload_too_large' })
+  const textDelete = await ctx.app.handle(new Request(`http://localhost/teams/${TEAM}/webhooks/nope`, {
+    method: 'DELETE', headers: { authorization: `Bearer ${TOKENS.editor}`, 'content-type': 'text/plain' }, body: 'hello',
+  }))
+  expect({ status: textDelete.status, error: ((await textDelete.json()) as any).error }).toEqual({ status: 415, error: 'unsupported_media_type' })
   // Texts that say what the route really does.
   const redeliver = doc.paths['/teams/{teamId}/webhooks/{id}/deliveries/{eventId}/redeliver'].post
   expect(redeliver.responses['409'].description).toContain('delivery_in_progress')
   const patchSecret = doc.paths['/teams/{teamId}/webhooks/{id}'].patch.requestBody.content['application/json'].schema.properties.secret
   expect(patchSecret.description).toContain('the secret is kept')
   expect(doc.paths['/content/{activeTeam}'].post.responses['400'].content['application/json'].schema.properties.error.description).toContain('protected_field')
+})
+
+test('the document is the same before and after the routes have answered (a generated client does not depend on when it was fetched)', async () => {
+  const fresh = await createTestContext()
+  try {
+    const cold = (await fresh.call('GET', '/swagger/json', { token: null })).body
+    // Elysia completes a response schema the first time it checks one; a shared schema object
+    // (the error body) used to change the document of every route after the first request.
+    await fresh.call('GET', `/content/versions/${TEAM}?id=pages/home`)
+    await fresh.call('POST', `/content/apply-version/${TEAM}`, { body: { kind: 'revision' } })
+    await fresh.call('GET', `/content/${TEAM}?id=pages/none`)
+    await fresh.call('GET', '/metrics')
+    const warm = (await fresh.call('GET', '/swagger/json', { token: null })).body
+    expect(warm).toEqual(cold)
+  } finally {
+    fresh.close()
+  }
 })
