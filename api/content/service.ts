@@ -13,7 +13,7 @@ import { getContentType, getTeam } from '../teams/service'
 import { appendActivity, type ActivityEntry } from './activity'
 import { asDocument, changedLocales, dirtyLocales, fieldsChanged, PROTECTED_FIELDS, stampOf, stripStamp } from './document'
 import { draftId, isStorableId, isValidCanonicalId, parseId } from './ids'
-import { isValidSlug, MAX_SLUG_LENGTH } from '../webhooks/urls'
+import { pageFieldProblem } from '../webhooks/urls'
 import { Document, DocumentInput, type DocumentView } from './model'
 import { recordChangedInPlace } from '../webhooks/events'
 
@@ -80,9 +80,8 @@ export function writeDocument(
   const unknown = Object.keys(body.locales).filter((l) => !team.locales.includes(l))
   if (unknown.length > 0) throw badRequest('unknown_locale', `Unknown locale(s): ${unknown.slice(0, 5).join(', ')}.`)
   if (type.urls) {
-    // A page's slugs become the paths webhooks send (README "Webhooks › Events"): refused here, not guessed later.
-    const bad = Object.entries(body.locales).filter(([, v]) => typeof v?.slug === 'string' && !isValidSlug(v.slug)).map(([l]) => l)
-    if (bad.length > 0) throw badRequest('invalid_slug', `Slug of ${bad.slice(0, 5).join(', ')}: one path segment of at most ${MAX_SLUG_LENGTH} characters without /, ?, #, %, \\ or control characters, not . or .., no surrounding spaces.`)
+    const problem = pageFieldProblem(body)
+    if (problem) throw badRequest(problem.code, problem.message)
   }
 
   try {

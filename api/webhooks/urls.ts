@@ -10,8 +10,9 @@
 /** What the URL rules need of one page. */
 export interface PageNode {
   id: string
-  parent: string | null
-  /** Locale -> slug as stored (anything not a string means "no slug"). */
+  /** UNRELIABLE: a `fields.parent` stored before parents were checked (not an id, not null). */
+  parent: string | null | typeof UNRELIABLE
+  /** Locale -> slug as stored (absent or null: no slug; anything else not a valid slug: unreliable). */
   slugs: Record<string, unknown>
   /** Live on the site: only published pages are served, so only they have previous URLs. */
   published: boolean
@@ -68,8 +69,30 @@ export function toPageNode(id: string, body: Record<string, unknown>, published:
   const locales = (body.locales ?? {}) as Record<string, Record<string, unknown> | undefined>
   const slugs: Record<string, unknown> = {}
   for (const [l, v] of Object.entries(locales)) slugs[l] = v?.slug
-  const parent = typeof fields.parent === 'string' && fields.parent !== '' ? fields.parent : null
+  const parent = typeof fields.parent === 'string' && fields.parent !== '' ? fields.parent : isNoParent(fields.parent) ? null : UNRELIABLE
   return { id, parent, slugs, published }
+}
+
+/** `fields.parent` values that mean "a root page": absent, null or empty. */
+const isNoParent = (parent: unknown) => parent === undefined || parent === null || parent === ''
+
+/**
+ * Why a page's `fields.parent` or a locale's `slug` cannot be stored, or `null` (README
+ * "Webhooks › Events"): they become the paths webhooks send, so they are refused on the write
+ * rather than guessed later. A slug is absent, null or one path segment; a parent a string id.
+ */
+export function pageFieldProblem(body: { fields?: Record<string, unknown>; locales?: Record<string, unknown> }): { code: 'invalid_slug' | 'invalid_body'; message: string } | null {
+  const parent = body.fields?.parent
+  if (typeof parent !== 'string' && !isNoParent(parent)) return { code: 'invalid_body', message: '`fields.parent` must be the id of the parent page (a string) or null.' }
+  const bad = Object.entries(body.locales ?? {}).filter(([, v]) => {
+    const slug = (v as Record<string, unknown> | undefined)?.slug
+    return slug !== undefined && slug !== null && (typeof slug !== 'string' || !isValidSlug(slug))
+  }).map(([l]) => l)
+  if (bad.length === 0) return null
+  return {
+    code: 'invalid_slug',
+    message: `Slug of ${bad.slice(0, 5).join(', ')}: a string, one path segment of at most ${MAX_SLUG_LENGTH} characters without /, ?, #, %, \\ or control characters, not . or .., no surrounding spaces.`,
+  }
 }
 
 /**
@@ -89,9 +112,10 @@ export function pathOf(id: string, locale: string, lookup: Lookup): Path {
     if (node === undefined) return UNRELIABLE
     if (node === null || !node.published) return null
     const slug = node.slugs[locale]
-    if (typeof slug !== 'string') return null
-    // Stored before slugs were checked: no path is guessed from it.
-    if (!isValidSlug(slug)) return UNRELIABLE
+    if (slug === undefined || slug === null) return null
+    // Stored before slugs were checked (a number, `/x`): no path is guessed from it.
+    if (typeof slug !== 'string' || !isValidSlug(slug)) return UNRELIABLE
+    if (node.parent === UNRELIABLE) return UNRELIABLE
     if (slug !== '') segments.unshift(slug)
     current = node.parent
   }
@@ -102,7 +126,7 @@ export function pathOf(id: string, locale: string, lookup: Lookup): Path {
 function pagesBelow(rootId: string, others: ReadonlyMap<string, PageNode>, limit: number): PageNode[] {
   const children = new Map<string, PageNode[]>()
   for (const node of others.values()) {
-    if (node.parent === null) continue
+    if (typeof node.parent !== 'string') continue
     const list = children.get(node.parent) ?? []
     list.push(node)
     children.set(node.parent, list)

@@ -16,7 +16,7 @@ const send = async (path: string, body: Uint8Array | string, headers: Record<str
   const res = await ctx.app.handle(new Request(`http://localhost${path}`, {
     method: 'POST', headers: { authorization: `Bearer ${TOKENS.editor}`, 'content-type': 'application/json', ...headers }, body,
   }))
-  return { status: res.status, type: res.headers.get('content-type'), body: await res.json() }
+  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as any }
 }
 const bytes = (...parts: (string | number[])[]) =>
   Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p))))

@@ -166,6 +166,23 @@ describe('bad input gets a clear 4xx and writes nothing', () => {
     expect((await ctx.call('POST', base, { body: product })).status).toBe(200)
   })
 
+  test('a page slug that is not a string is 400 invalid_slug and a parent that is not an id 400 invalid_body; null means none', async () => {
+    // A number had been stored and then read as "no slug": the publish event claimed a complete, empty URL list.
+    for (const slug of [123, true, ['a'], { x: 1 }]) {
+      const res = await ctx.call('POST', base, { body: page('pages/typed', { en: { title: 'T', slug } }) })
+      expect({ slug, status: res.status, error: res.body.error }).toEqual({ slug, status: 400, error: 'invalid_slug' })
+    }
+    for (const parent of [{ x: 1 }, 7, ['pages/home'], false]) {
+      const res = await ctx.call('POST', base, { body: page('pages/typed', undefined, { parent }) })
+      expect({ parent, status: res.status, body: res.body }).toEqual({ parent, status: 400, body: { error: 'invalid_body', message: '`fields.parent` must be the id of the parent page (a string) or null.' } })
+    }
+    expect((await ctx.call('GET', `${base}?id=pages/typed`)).status).toBe(404)
+    expect((await ctx.call('POST', base, { body: page('pages/typed', { en: { title: 'T', slug: null } }, { parent: null }) })).status).toBe(200)
+    // The same checks hold for a JSON Patch.
+    const patched = await ctx.call('PATCH', `${base}?id=pages/typed`, { body: [{ op: 'replace', path: '/locales/en/slug', value: 5 }] })
+    expect({ status: patched.status, error: patched.body.error }).toEqual({ status: 400, error: 'invalid_slug' })
+  })
+
   test('an oversized body is 413', async () => {
     const big = page('pages/x', { en: { title: 'x'.repeat(1_100_000) } })
     const res = await ctx.call('POST', base, { body: big })

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { computeUrls, isValidSlug, MAX_PAGES_BELOW, pathOf, type PageNode, type UrlInput } from '../../api/webhooks/urls'
+import { computeUrls, isValidSlug, MAX_PAGES_BELOW, pathOf, toPageNode, type PageNode, type UrlInput } from '../../api/webhooks/urls'
 
 const page = (id: string, parent: string | null, slugs: Record<string, unknown>, published = true): PageNode => ({ id, parent, slugs, published })
 const tree = (...nodes: PageNode[]) => new Map(nodes.map((n) => [n.id, n]))
@@ -31,6 +31,13 @@ test('a slug stored before slugs were checked (`/evil.example`, `a?b`) gives no 
     expect(r.scope).toBe('site')
     expect(Object.values(r.urls).some((u) => u.startsWith('//'))).toBe(false)
   }
+  // Stored before types were checked: a number slug, an object parent. No path is guessed.
+  const typed = tree(home, page('num', 'home', { en: 123 }), toPageNode('obj', { fields: { parent: { x: 1 } }, locales: { en: { slug: 'o' } } }, true))
+  expect(typeof pathOf('num', 'en', (id) => typed.get(id))).toBe('symbol')
+  expect(typeof pathOf('obj', 'en', (id) => typed.get(id))).toBe('symbol')
+  expect(toPageNode('root', { fields: { parent: null }, locales: {} }, true).parent).toBeNull()
+  const r = computeUrls(base({ documentId: 'num', after: page('num', 'home', { en: 123 }), others: typed }))
+  expect(r.scope).toBe('site')
   expect(isValidSlug('über uns')).toBe(true)
   expect(isValidSlug('')).toBe(true)
 })
