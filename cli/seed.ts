@@ -13,19 +13,18 @@ import { stripStamp } from '../api/content/document'
 import { writeDocument, loadLive } from '../api/content/service'
 import { publishBatch } from '../api/publish/service'
 import { getContentType, getTeam } from '../api/teams/service'
-import { LocaleCode } from '../api/teams/model'
+import { ContentTypeField, ContentTypeName, LocaleCode } from '../api/teams/model'
 import { isSiteVisibleChange } from '../api/teams/site-visible'
 import { recordSiteChange } from '../api/webhooks/events'
 import type { Metrics } from '../api/metrics'
 import demo from '../db/seed/demo.json'
 
-const Field = t.Object({ name: t.String(), localizable: t.Optional(t.Boolean()) }, { additionalProperties: true })
 export const ContentTypeInput = t.Object(
   {
-    name: t.String({ minLength: 1, maxLength: 100 }),
+    name: ContentTypeName,
     collection: t.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }),
     urls: t.Optional(t.Boolean()),
-    fields: t.Array(Field),
+    fields: t.Array(ContentTypeField),
   },
   { additionalProperties: true },
 )

@@ -3,7 +3,7 @@ import { Elysia, t } from 'elysia'
 import { authGuard, type Caller } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
-import { LocaleCode as Locale } from './model'
+import { ContentTypeField, ContentTypeName, LocaleCode as Locale } from './model'
 import { pushContentIndex, putContentType, setLocales, setLocalization } from './settings'
 
 const teamParams = t.Object({ teamId: t.String({ maxLength: 200 }) })
@@ -41,13 +41,13 @@ export function teamRoutes({ db }: AppDeps) {
       ({ params, body, caller }) => putContentType(db, actor(params.teamId, caller), params.name, body),
       {
         requires: ['ManageTeam'],
-        params: t.Object({ teamId: t.String({ maxLength: 200 }), name: t.String({ minLength: 1, maxLength: 100 }) }),
+        params: t.Object({ teamId: t.String({ maxLength: 200 }), name: ContentTypeName }),
         body: t.Object(
           {
             name: t.Optional(t.String()),
             collection: t.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }),
             urls: t.Optional(t.Boolean()),
-            fields: t.Array(t.Object({ name: t.String({ minLength: 1 }), localizable: t.Optional(t.Boolean()) }, { additionalProperties: true })),
+            fields: t.Array(ContentTypeField, { maxItems: 500 }),
           },
           { additionalProperties: true },
         ),

@@ -10,6 +10,7 @@ import { badRequest, notFound } from '../errors'
 import { recordSiteChange } from '../webhooks/events'
 import { getContentType, getTeam } from './service'
 import { isSiteVisibleChange } from './site-visible'
+import { fieldsProblem } from './model'
 
 type Actor = { teamId: string; userId: string }
 
@@ -26,7 +27,8 @@ function requireTeam(conn: Conn, teamId: string) {
 }
 
 export function setLocales(db: Db, a: Actor, input: { locales: string[]; defaultLocale: string }) {
-  if (new Set(input.locales).size !== input.locales.length) throw badRequest('invalid_body', 'Locales must be unique.')
+  // Tags are case-insensitive (BCP 47): `en` and `EN` are one language, not two.
+  if (new Set(input.locales.map((l) => l.toLowerCase())).size !== input.locales.length) throw badRequest('invalid_body', 'Locales must be unique (ignoring case).')
   if (!input.locales.includes(input.defaultLocale)) throw badRequest('invalid_body', '`defaultLocale` must be one of `locales`.')
   return db.transaction((tx) => {
     const team = requireTeam(tx, a.teamId)
@@ -48,6 +50,14 @@ export function setLocalization(db: Db, a: Actor, input: { fallbacks: Record<str
         throw badRequest('invalid_body', `Fallback ${from} -> ${to} must join two different configured locales.`)
       }
     }
+    // A chain that comes back to where it started (`de -> fr -> de`) never finds content.
+    for (const start of Object.keys(input.fallbacks)) {
+      const seen = new Set([start])
+      for (let at = input.fallbacks[start]; at !== undefined; at = input.fallbacks[at]) {
+        if (seen.has(at)) throw badRequest('invalid_body', `The fallbacks of ${start} go round in a circle.`)
+        seen.add(at)
+      }
+    }
     // The same map in another key order is the same setting.
     if (sameMap(team.fallbacks, input.fallbacks)) return settingsOf(team)
     tx.update(teams).set({ fallbacks: input.fallbacks }).where(eq(teams.id, a.teamId)).run()
@@ -57,8 +67,10 @@ export function setLocalization(db: Db, a: Actor, input: { fallbacks: Record<str
 }
 
 /** Creates or replaces a content type; `template` only for a change the site can see. */
-export function putContentType(db: Db, a: Actor, name: string, input: Record<string, unknown> & { collection: string; urls?: boolean }) {
+export function putContentType(db: Db, a: Actor, name: string, input: Record<string, unknown> & { collection: string; urls?: boolean; fields: { name: string }[] }) {
   if (input.name !== undefined && input.name !== name) throw badRequest('invalid_body', 'The body `name` must match the path.')
+  const problem = fieldsProblem(input.fields)
+  if (problem) throw badRequest('invalid_body', problem)
   const definition = { ...input, name }
   return db.transaction((tx) => {
     requireTeam(tx, a.teamId)

@@ -22,6 +22,35 @@ test('validation, and a PUT that changes nothing records nothing', async () => {
   expect(changes()).toEqual([])
 })
 
+test('content type names are a letter then letters, digits, _ or -; field names are one line, each once', async () => {
+  const type = { collection: 'things', fields: [{ name: 'title' }] }
+  for (const name of ['%00', '..%2f..%2fx', 'x%2Fy', '__proto__', '_x', '1abc', 'a b', '%ED%A0%80', 'é', 'x'.repeat(101)]) {
+    const res = await put(`/content-types/${name}`, type)
+    expect({ name, status: res.status, error: res.body.error }).toEqual({ name, status: 400, error: 'invalid_body' })
+  }
+  for (const fields of [[{ name: 'x' }, { name: 'x', localizable: true }], [{ name: 'a\u0000b' }], [{ name: '\ud800' }], [{ name: '' }]]) {
+    const res = await put('/content-types/things', { collection: 'things', fields })
+    expect({ fields, status: res.status, error: res.body.error }).toEqual({ fields, status: 400, error: 'invalid_body' })
+  }
+  expect(ctx.db.$client.query("SELECT name FROM content_types WHERE name NOT IN ('page', 'product')").all()).toEqual([])
+  expect((await put('/content-types/blog-post_2', { collection: 'posts', fields: [{ name: 'Title text' }] })).status).toBe(200)
+  // Back to the seed's state for the tests below, which count site changes.
+  ctx.db.$client.exec("DELETE FROM content_types WHERE name = 'blog-post_2'; DELETE FROM site_changes")
+})
+
+test('locale codes are case-insensitive (en and EN are one) and fallbacks may not go round in a circle', async () => {
+  const dup = await put('/locales', { locales: ['en', 'EN', 'de'], defaultLocale: 'en' })
+  expect({ status: dup.status, body: dup.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: 'Locales must be unique (ignoring case).' } })
+  for (const fallbacks of [{ de: 'fr', fr: 'de' }, { de: 'fr', fr: 'en', en: 'de' }]) {
+    const res = await put('/localization', { fallbacks })
+    expect({ fallbacks, status: res.status, error: res.body.error }).toEqual({ fallbacks, status: 400, error: 'invalid_body' })
+  }
+  const chain = await put('/localization', { fallbacks: { de: 'fr', fr: 'en' } })
+  expect(chain.body.fallbacks).toEqual({ de: 'fr', fr: 'en' })
+  expect((await put('/localization', { fallbacks: {} })).status).toBe(200)
+  ctx.db.$client.exec('DELETE FROM site_changes')
+})
+
 test('locale codes are BCP 47-style tags: __proto__, paths, spaces and the empty string are refused', async () => {
   for (const bad of ['__proto__', '../x', 'en us', '', 'e', 'x'.repeat(36), 'constructor', 'en/../de', 'ünï']) {
     const res = await put('/locales', { locales: ['en', bad], defaultLocale: 'en' })
