@@ -137,6 +137,9 @@ const LOCAL_NAMES = ['localhost', 'localhost.localdomain', 'ip6-localhost', 'ip6
  * are allowed) and does not name a private address literally. Returns an error text or null.
  */
 export function checkTargetSyntax(target: string, allowPrivate: boolean): string | null {
+  // The URL parser drops tabs, newlines and outer spaces and encodes the rest: the target is
+  // stored as written, so what it says and where it sends must not differ.
+  if (!target.isWellFormed() || /[\u0000-\u0020\u007f]/.test(target)) return 'The target must not contain spaces or control characters.'
   let url: URL
   try {
     url = new URL(target)

@@ -26,7 +26,7 @@ export const WebhookOptionsInput = t.Object(
 
 export const WebhookCreate = t.Object(
   {
-    label: t.String({ minLength: 1, maxLength: 200 }),
+    label: t.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f]+$', description: 'One line of text' }),
     provider: ProviderSchema,
     target: t.String({ minLength: 1, maxLength: 2000 }),
     events: t.Optional(t.Array(EventTypeSchema, { minItems: 1, maxItems: 3, uniqueItems: true })),

@@ -28,6 +28,9 @@ export const MIN_SECRET_LENGTH = 32
  */
 export function secretProblem(secret: string): string | null {
   if (/\s/.test(secret)) return 'The secret must not contain whitespace.'
+  // Stored as UTF-8: a lone surrogate would become U+FFFD, so we would sign with another key
+  // than the one answered; a control character is no more a key anyone can type than whitespace.
+  if (!secret.isWellFormed() || /[\u0000-\u001f\u007f]/.test(secret)) return 'The secret must be well-formed text without control characters.'
   if (secret.length < MIN_SECRET_LENGTH) {
     return `The secret must be at least ${MIN_SECRET_LENGTH} characters (leave it empty to have one generated).`
   }
@@ -66,15 +69,24 @@ function validate(w: Pick<WebhookRow, 'provider' | 'target' | 'options'>, allowP
   const problem = checkTargetSyntax(w.target, allowPrivate)
   if (problem) throw badRequest('invalid_target', problem)
   if (w.provider === 'github') {
-    if (!GITHUB_DISPATCH.test(w.target)) {
+    // As written and as a URL alike: `repos/../../dispatches` matches the pattern but is sent to /dispatches.
+    if (!GITHUB_DISPATCH.test(w.target) || new URL(w.target).href !== w.target) {
       throw badRequest('invalid_target', 'A github webhook targets https://api.github.com/repos/{owner}/{repo}/dispatches.')
     }
     if (!(w.options as { token?: string }).token) throw badRequest('invalid_body', 'A github webhook needs `options.token`.')
   }
 }
 
+/** A provider token is a credential: kept only for the provider that sends it (github). */
+function refuseUnusedToken(provider: WebhookRow['provider'], options: { token?: string } | undefined) {
+  if (provider !== 'github' && options?.token !== undefined) {
+    throw badRequest('invalid_body', '`options.token` is only for github webhooks; this provider sends none.')
+  }
+}
+
 export function createWebhook(db: Db, teamId: string, input: WebhookCreate, allowPrivate: boolean) {
   if (input.secret) checkSecret(input.secret)
+  refuseUnusedToken(input.provider, input.options)
   const secret = input.secret ? input.secret : generateSecret()
   const now = new Date().toISOString()
   const row: WebhookRow = {
@@ -102,11 +114,18 @@ export function updateWebhook(db: Db, teamId: string, id: string, input: Webhook
   const current = getWebhookRow(db, teamId, id)
   const newSecret = input.secret ? input.secret : null
   if (newSecret) checkSecret(newSecret)
-  const options = input.options ? { ...current.options, ...input.options } : current.options
+  const provider = input.provider ?? current.provider
+  refuseUnusedToken(provider, input.options)
+  let options: Record<string, unknown> = input.options ? { ...current.options, ...input.options } : current.options
+  // A github webhook switched to another provider does not keep its token.
+  if (provider !== 'github' && 'token' in options) {
+    const { token: _dropped, ...rest } = options
+    options = rest
+  }
   const next: WebhookRow = {
     ...current,
     label: input.label ?? current.label,
-    provider: input.provider ?? current.provider,
+    provider,
     target: input.target ?? current.target,
     events: input.events ?? current.events,
     secret: newSecret ?? current.secret,

@@ -72,6 +72,39 @@ test('a short or whitespace secret is refused on create and on update; the store
   expect(kept.body.secret).toBeUndefined()
 })
 
+test('a secret with a lone surrogate or a control character is invalid_secret (it would be stored as another key)', async () => {
+  for (const secret of ['\ud800'.repeat(32), '\u0000'.repeat(32), `${OWN}\u0007`]) {
+    const res = await create({ label: 'Odd', provider: 'custom', target: rx.url, secret })
+    expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_secret' })
+  }
+  expect(ctx.db.$client.query("SELECT COUNT(*) AS n FROM webhooks WHERE label = 'Odd'").get()).toEqual({ n: 0 })
+})
+
+test('a target with spaces or control characters, a label with control characters and a github target with dot segments are refused', async () => {
+  for (const target of [`${rx.url}\u0000`, `${rx.url}/a\tb`, ` ${rx.url}`, `${rx.url}/\ud800`]) {
+    const res = await create({ label: 'x', provider: 'custom', target })
+    expect({ target, status: res.status, error: res.body.error }).toEqual({ target, status: 400, error: 'invalid_target' })
+  }
+  for (const label of ['a\u0000b', 'line\nbreak']) {
+    const res = await create({ label, provider: 'custom', target: rx.url })
+    expect({ label, status: res.status, error: res.body.error }).toEqual({ label, status: 400, error: 'invalid_body' })
+  }
+  const dots = await create({ label: 'gh', provider: 'github', target: 'https://api.github.com/repos/../../dispatches', options: { token: 'ghp_secret_token_9876' } })
+  expect({ status: dots.status, error: dots.body.error }).toEqual({ status: 400, error: 'invalid_target' })
+})
+
+test('a provider token is kept only for github: refused on another provider, dropped when a github webhook changes provider', async () => {
+  const custom = await create({ label: 'c', provider: 'custom', target: rx.url, options: { token: 'ghp_secret_token_9876' } })
+  expect({ status: custom.status, body: custom.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: '`options.token` is only for github webhooks; this provider sends none.' } })
+  const gh = (await create({ label: 'gh', provider: 'github', target: 'https://api.github.com/repos/acme/site/dispatches', options: { token: 'ghp_secret_token_9876' } })).body
+  const moved = await ctx.call('PATCH', `${base}/${gh.id}`, { token: TOKENS.webhooks, body: { provider: 'custom', target: rx.url } })
+  expect({ status: moved.status, options: moved.body.options }).toEqual({ status: 200, options: {} })
+  const stored = ctx.db.$client.query('SELECT options FROM webhooks WHERE id = ?').get(gh.id) as { options: string }
+  expect(stored.options).not.toContain('ghp_secret_token')
+  const again = await ctx.call('PATCH', `${base}/${gh.id}`, { token: TOKENS.webhooks, body: { options: { token: 'ghp_secret_token_9876' } } })
+  expect({ status: again.status, error: again.body.error }).toEqual({ status: 400, error: 'invalid_body' })
+})
+
 test('a short secret stored before the length rule is not given away by secretLast4', async () => {
   const hook = (await create({ label: 'Legacy', provider: 'custom', target: rx.url })).body
   ctx.db.$client.query('UPDATE webhooks SET secret = ? WHERE id = ?').run('abc', hook.id)
