@@ -141,7 +141,13 @@ export function createApp(deps: AppDeps) {
       }
       if (length !== null) return Number(length) > max ? tooLarge() : undefined
       // A chunked body declares no length: count a copy of it before the route's parser reads it.
-      if (request.body) return exceeds(request.clone().body!, max).then((over) => (over ? tooLarge() : undefined))
+      // A client that goes away mid-body is not our failure: a 400 (which it will not read), not an error log line.
+      if (request.body) {
+        return exceeds(request.clone().body!, max).then(
+          (over) => (over ? tooLarge() : undefined),
+          () => json(400, { error: 'malformed_json', message: 'The request body could not be read to its end.' }),
+        )
+      }
     })
     .onError({ as: 'global' }, ({ error, code }) => errorResponse(error, code, deps.log))
     // Every JSON body, under any spelling of its media type (`APPLICATION/JSON`,

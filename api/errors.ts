@@ -39,3 +39,12 @@ export const badRequest = (code: string, message: string) => new AppError(400, c
 export const notFound = (message = 'Not found.') => new AppError(404, 'not_found', message)
 export const batchFailure = (status: number, id: string, reason: string) =>
   new BatchError(status, { id, status: 1, reason })
+
+/**
+ * Values a client sent, named back in an error message: at most `max`, each cut to 32
+ * characters, the rest counted. A message never carries a client's long strings back whole.
+ */
+export function echoList(values: readonly string[], max = 5): string {
+  const named = values.slice(0, max).map((v) => (v.length > 35 ? `${v.slice(0, 32)}...` : v))
+  return named.join(', ') + (values.length > max ? ` and ${values.length - max} more` : '')
+}

@@ -7,7 +7,7 @@ import { Value } from '@sinclair/typebox/value'
 import type { Db, Tx } from '../../db/client'
 import type { DocumentRow } from '../../db/schema'
 import { ConcurrencyError, loadDoc, saveDoc } from '../../db/store'
-import { AppError, badRequest, notFound } from '../errors'
+import { AppError, badRequest, echoList, notFound } from '../errors'
 import { ifMatchHolds } from './if-match'
 import { getContentType, getTeam } from '../teams/service'
 import { appendActivity, type ActivityEntry } from './activity'
@@ -78,7 +78,7 @@ export function writeDocument(
   const clean = stripStamp(input.doc)
   const body: Document = { ...clean, id: input.doc.id, contentType: type.name, fields: clean.fields ?? {}, locales: clean.locales ?? {} }
   const unknown = Object.keys(body.locales).filter((l) => !team.locales.includes(l))
-  if (unknown.length > 0) throw badRequest('unknown_locale', `Unknown locale(s): ${unknown.slice(0, 5).join(', ')}.`)
+  if (unknown.length > 0) throw badRequest('unknown_locale', `Unknown locale(s): ${echoList(unknown)}.`)
   if (type.urls) {
     const problem = pageFieldProblem(body)
     if (problem) throw badRequest(problem.code, problem.message)
@@ -177,7 +177,12 @@ export function patchDocument(db: Db, input: { teamId: string; userId: string; i
     try {
       result = jsonpatch.applyPatch(doc, ops, true, false).newDocument as Record<string, unknown>
     } catch (e) {
-      throw badRequest('invalid_patch', `The patch does not apply: ${(e as Error).name}.`)
+      // fast-json-patch names its refusals (OPERATION_PATH_UNRESOLVABLE, TEST_OPERATION_FAILED...);
+      // its prototype guard throws a plain TypeError, whose name would tell the caller nothing.
+      const name = (e as Error).name
+      throw badRequest('invalid_patch', /^[A-Z_]+$/.test(name)
+        ? `The patch does not apply: ${name}.`
+        : 'The patch does not apply: `__proto__`, `constructor` and `prototype` cannot be patched.')
     }
     const next = { ...result, id }
     if (!Value.Check(DocumentInput, next)) throw badRequest('invalid_document', 'The patched document is not a valid document.')

@@ -17,6 +17,7 @@ import type { DocumentRow } from '../../db/schema'
 import type { Metrics } from '../metrics'
 import { getContentType, getTeam } from '../teams/service'
 import { recordPublished } from '../webhooks/events'
+import { echoList } from '../errors'
 
 export interface PublishInput {
   teamId: string
@@ -106,7 +107,7 @@ function publishInTx(tx: Tx, input: PublishInput) {
   const source = sourceRow ?? canonical
   if (!source) throw new PublishRefusal('Document not found.')
   const unknown = (input.locales ?? []).filter((l) => !team.locales.includes(l))
-  if (unknown.length > 0) throw new PublishRefusal(`Unknown locale(s): ${unknown.slice(0, 5).join(', ')}.`)
+  if (unknown.length > 0) throw new PublishRefusal(`Unknown locale(s): ${echoList(unknown)}.`)
   const type = getContentType(tx, teamId, String(source.body.contentType))
   if (!type) throw new PublishRefusal('The content type of this document no longer exists.')
 

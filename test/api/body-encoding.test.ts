@@ -4,6 +4,10 @@
  * nothing. Lossy decoding had turned `\xff` into U+FFFD, so one id overwrote another.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { createApp } from '../../api/app'
+import { loadConfig } from '../../api/config'
+import { createLogger } from '../../api/log'
+import { createMetrics } from '../../api/metrics'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 
 let ctx: TestContext
@@ -80,4 +84,22 @@ test('a number that overflows to Infinity is 400 invalid_body, not stored as nul
   const nested = await send(`/content/${TEAM}`, '{"id":"pages/big","contentType":"page","fields":{"a":[{"b":-1e999}]}}')
   expect(nested.body.error).toBe('invalid_body')
   expect((await send(`/content/${TEAM}`, '{"id":"pages/big","contentType":"page","fields":{"sku":1e300}}')).status).toBe(200)
+})
+
+test('a chunked body whose sender goes away mid-way is a 400, not an error log line', async () => {
+  const errors: unknown[] = []
+  const log = Object.assign(createLogger('silent', 'test'), { error: (o: unknown) => void errors.push(o) })
+  const app = createApp({ db: ctx.db, config: loadConfig({}), log: log as never, metrics: createMetrics() })
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(new TextEncoder().encode('{"id":"pages/cut","contentType":'))
+      c.error(new DOMException('The client went away', 'AbortError'))
+    },
+  })
+  const res = await app.handle(new Request(`http://localhost/content/${TEAM}`, {
+    method: 'POST', headers: { authorization: `Bearer ${TOKENS.editor}`, 'content-type': 'application/json' }, body, duplex: 'half',
+  } as RequestInit))
+  expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: err('malformed_json', 'The request body could not be read to its end.') })
+  expect(errors).toEqual([])
+  expect((await ctx.call('GET', `/content/${TEAM}?id=pages/cut`)).status).toBe(404)
 })

@@ -166,6 +166,14 @@ describe('bad input gets a clear 4xx and writes nothing', () => {
     expect((await ctx.call('POST', base, { body: product })).status).toBe(200)
   })
 
+  test('unknown locales are named back at most five, each cut to 32 characters', async () => {
+    const locales = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`x${i}${'y'.repeat(200)}`, { title: 'T' }]))
+    const res = await ctx.call('POST', base, { body: page('pages/many', locales) })
+    expect(res.status).toBe(400)
+    expect(res.body.error).toBe('unknown_locale')
+    expect(res.body.message).toBe(`Unknown locale(s): ${['x0', 'x1', 'x2', 'x3', 'x4'].map((p) => `${p}${'y'.repeat(32 - p.length)}...`).join(', ')} and 145 more.`)
+  })
+
   test('a page slug that is not a string is 400 invalid_slug and a parent that is not an id 400 invalid_body; null means none', async () => {
     // A number had been stored and then read as "no slug": the publish event claimed a complete, empty URL list.
     for (const slug of [123, true, ['a'], { x: 1 }]) {
@@ -287,7 +295,12 @@ describe('PATCH /content/{activeTeam}', () => {
     const invalid = await ctx.call('PATCH', `${base}?id=pages/p4`, { body: [{ op: 'nope', path: '/x' }] })
     expect(invalid.body.error).toBe('invalid_patch')
     const failing = await ctx.call('PATCH', `${base}?id=pages/p4`, { body: [{ op: 'test', path: '/locales/en/title', value: 'other' }] })
-    expect(failing.body.error).toBe('invalid_patch')
+    expect(failing.body).toEqual({ error: 'invalid_patch', message: 'The patch does not apply: TEST_OPERATION_FAILED.' })
+    // The prototype guard's TypeError is named for what it is, not by an internal exception name.
+    for (const path of ['/__proto__/x', '/fields/__proto__', '/locales/__proto__']) {
+      const proto = await ctx.call('PATCH', `${base}?id=pages/p4`, { body: [{ op: 'add', path, value: 1 }] })
+      expect({ path, body: proto.body }).toEqual({ path, body: { error: 'invalid_patch', message: 'The patch does not apply: `__proto__`, `constructor` and `prototype` cannot be patched.' } })
+    }
     const breaking = await ctx.call('PATCH', `${base}?id=pages/p4`, { body: [{ op: 'replace', path: '/locales', value: 5 }] })
     expect(breaking.body.error).toBe('invalid_document')
     expect((await ctx.call('PATCH', `${base}?id=pages/none`, { body: [] })).status).toBe(404)
