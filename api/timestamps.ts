@@ -1,12 +1,18 @@
 /**
- * Timestamps clients send (`publishAt`, `expiresAt`): ISO 8601. `Date.parse` rolls an impossible
+ * Timestamps clients send (`publishAt`, `expiresAt`): RFC 3339. `Date.parse` rolls an impossible
  * calendar date over (`2030-02-31` becomes March 3rd); such a date is refused instead.
  */
 const DATE = /^(\d{4})-(\d{2})-(\d{2})(?=$|T)/
+/**
+ * RFC 3339: a date alone (read as UTC midnight), or a date and time WITH its offset (`Z` or
+ * `+02:00`). A time without an offset would be read in the server's time zone, and `Date.parse`
+ * alone also takes forms like `Jan 1 2030`.
+ */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}([Tt]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:\d{2}))?$/
 
 /** Milliseconds since the epoch, or `null` when `text` is not a real timestamp. */
 export function parseTimestamp(text: unknown): number | null {
-  if (typeof text !== 'string') return null
+  if (typeof text !== 'string' || !RFC3339.test(text)) return null
   const at = Date.parse(text)
   if (!Number.isFinite(at)) return null
   const ymd = DATE.exec(text)

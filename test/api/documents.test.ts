@@ -382,6 +382,18 @@ describe('a document that so far only has a draft', () => {
     expect((await ctx.call('GET', `${base}?id=pages/dr2/draft`)).status).toBe(404)
   })
 
+  test('publishAt is RFC 3339 with its offset: a local time or a prose date is 400 invalid_body and schedules nothing', async () => {
+    await ctx.call('POST', base, { body: page('pages/tz/draft') })
+    for (const publishAt of ['2099-01-01T09:00:00', 'Jan 1 2099', '2099-01-01 09:00:00Z']) {
+      const res = await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/tz', publishAt } })
+      expect({ publishAt, status: res.status, error: res.body.error }).toEqual({ publishAt, status: 400, error: 'invalid_body' })
+    }
+    expect((await ctx.call('GET', `${base}?id=pages/tz/scheduled`)).status).toBe(404)
+    for (const publishAt of ['2099-01-01T09:00:00+02:00', '2099-01-01T09:00Z', '2099-01-01']) {
+      expect({ publishAt, status: (await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/tz', publishAt } })).status }).toEqual({ publishAt, status: 201 })
+    }
+  })
+
   test('delete removes the draft and its schedule; nothing else remains', async () => {
     await ctx.call('POST', base, { body: page('pages/dr3/draft') })
     const publishAt = new Date(Date.now() + 3_600_000).toISOString()
