@@ -13,7 +13,7 @@ import { stripStamp } from '../api/content/document'
 import { writeDocument, loadLive } from '../api/content/service'
 import { publishBatch } from '../api/publish/service'
 import { getContentType, getTeam } from '../api/teams/service'
-import { ContentTypeField, ContentTypeName, LocaleCode } from '../api/teams/model'
+import { ContentTypeField, ContentTypeName, fieldsProblem, LocaleCode } from '../api/teams/model'
 import { isSiteVisibleChange } from '../api/teams/site-visible'
 import { recordSiteChange } from '../api/webhooks/events'
 import type { Metrics } from '../api/metrics'
@@ -72,6 +72,10 @@ function apply(db: Db, metrics: Metrics | null, input: SeedFile) {
   const report = { teams: 0, documents: 0, published: 0 }
   for (const team of input.teams) {
     if (!team.locales.includes(team.defaultLocale)) throw new Error(`Team ${team.id}: defaultLocale must be one of locales`)
+    for (const type of team.contentTypes ?? []) {
+      const problem = fieldsProblem(type.fields)
+      if (problem) throw new Error(`Team ${team.id}, content type ${type.name}: ${problem}`)
+    }
     db.transaction((tx) => {
       // An existing team's languages or templates changed by a seed are site changes, as through
       // the settings routes (api/teams/settings.ts); a new team has no site to tell yet.

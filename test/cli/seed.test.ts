@@ -177,6 +177,12 @@ test('an invalid seed file fails with a message and exit code 1', () => {
   const res = runSeed(file, join(dir, 'bad.db'))
   expect(res.code).toBe(1)
   expect(res.err).toContain('Invalid seed file')
+  // The content type rules of the api hold for a seed file too: a name as the route takes it, each field once.
+  const type = (name: string, fields: { name: string }[]) => ({ teams: [{ id: 'x', workspaceId: 'w', locales: ['en'], defaultLocale: 'en', contentTypes: [{ name, collection: 'c', fields }] }] })
+  writeFileSync(file, JSON.stringify(type('../x', [{ name: 'title' }])))
+  expect(runSeed(file, join(dir, 'bad2.db'))).toMatchObject({ code: 1, err: expect.stringContaining('Invalid seed file') })
+  writeFileSync(file, JSON.stringify(type('page', [{ name: 'title' }, { name: 'title' }])))
+  expect(runSeed(file, join(dir, 'bad3.db'))).toMatchObject({ code: 1, err: expect.stringContaining('Field "title" is listed twice.') })
 })
 
 test('bun run cli push-index <file> works without a team on a one-team database (contract.md), and asks for one otherwise', () => {
