@@ -1,25 +1,20 @@
 /**
- * Timestamps clients send (`publishAt`, `expiresAt`): RFC 3339. `Date.parse` rolls an impossible
- * calendar date over (`2030-02-31` becomes March 3rd); such a date is refused instead.
+ * Timestamps clients send (`publishAt`, `expiresAt`): RFC 3339, a date alone (read as UTC
+ * midnight) or a date and time WITH its offset (`Z` or `+02:00`). A time without an offset would
+ * be read in the server's time zone, and `Date.parse` alone also takes forms like `Jan 1 2030`.
+ * `Date.parse` rolls an impossible calendar date over (`2030-02-31` becomes March 3rd); such a
+ * date is refused instead.
  */
-const DATE = /^(\d{4})-(\d{2})-(\d{2})(?=$|T)/
-/**
- * RFC 3339: a date alone (read as UTC midnight), or a date and time WITH its offset (`Z` or
- * `+02:00`). A time without an offset would be read in the server's time zone, and `Date.parse`
- * alone also takes forms like `Jan 1 2030`.
- */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}([Tt]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:\d{2}))?$/
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})([Tt]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:\d{2}))?$/
 
 /** Milliseconds since the epoch, or `null` when `text` is not a real timestamp. */
 export function parseTimestamp(text: unknown): number | null {
-  if (typeof text !== 'string' || !RFC3339.test(text)) return null
-  const at = Date.parse(text)
+  const ymd = typeof text === 'string' ? RFC3339.exec(text) : null
+  if (!ymd) return null
+  const at = Date.parse(text as string)
   if (!Number.isFinite(at)) return null
-  const ymd = DATE.exec(text)
-  if (ymd) {
-    const [year, month, day] = [Number(ymd[1]), Number(ymd[2]), Number(ymd[3])]
-    const date = new Date(Date.UTC(year, month - 1, day))
-    if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null
-  }
+  const [year, month, day] = [Number(ymd[1]), Number(ymd[2]), Number(ymd[3])]
+  const date = new Date(Date.UTC(year, month - 1, day))
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null
   return at
 }

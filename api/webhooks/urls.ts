@@ -6,6 +6,7 @@
  * without a string slug in L has no URL in L. A chain that cannot be read reliably (a cycle, a
  * missing ancestor) makes the event `scope: "site"` rather than guessing.
  */
+import { echoList } from '../errors'
 
 /** What the URL rules need of one page. */
 export interface PageNode {
@@ -91,7 +92,7 @@ export function pageFieldProblem(body: { fields?: Record<string, unknown>; local
   if (bad.length === 0) return null
   return {
     code: 'invalid_slug',
-    message: `Slug of ${bad.slice(0, 5).join(', ')}: a string, one path segment of at most ${MAX_SLUG_LENGTH} characters without /, ?, #, %, \\ or control characters, not . or .., no surrounding spaces.`,
+    message: `Slug of ${echoList(bad)}: a string, one path segment of at most ${MAX_SLUG_LENGTH} characters without /, ?, #, %, \\ or control characters, not . or .., no surrounding spaces.`,
   }
 }
 

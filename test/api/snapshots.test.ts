@@ -71,6 +71,8 @@ test('create errors', async () => {
     // Without an offset the server's time zone would decide; `Date.parse` also reads prose dates.
     [{ documentId: ID, expiresAt: '2099-01-01T00:00:00' }, 400, 'bad_expiry'],
     [{ documentId: ID, expiresAt: 'Jan 1 2099' }, 400, 'bad_expiry'],
+    // A lower-case `t` is RFC 3339 too; the calendar check holds for it as well.
+    [{ documentId: ID, expiresAt: '2030-02-31t00:00:00Z' }, 400, 'bad_expiry'],
     [{ documentId: ID, name: 'x'.repeat(201) }, 400, 'invalid_name'],
     // Stored as UTF-8, a lone surrogate would read back as U+FFFD; a label is one line.
     [{ documentId: ID, name: 'a\ud800' }, 400, 'invalid_name'],
