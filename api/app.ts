@@ -113,7 +113,7 @@ export function createApp(deps: AppDeps) {
   const open = publicPaths(deps.config.metricsPublic)
   const tooLarge = () => json(413, { error: 'payload_too_large', message: `The body exceeds ${max} bytes.` })
   // normalize: false so unknown properties are refused (400), not silently dropped.
-  return new Elysia({ normalize: false, serve: { maxRequestBodySize: serverBodyCap(max) } })
+  const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: serverBodyCap(max) } })
     .onRequest(({ request }) => {
       // Authenticate before parsing or validating: an anonymous caller learns nothing about bodies.
       const path = new URL(request.url).pathname
@@ -149,7 +149,16 @@ export function createApp(deps: AppDeps) {
         )
       }
     })
-    .onError({ as: 'global' }, ({ error, code }) => errorResponse(error, code, deps.log))
+    .onError({ as: 'global' }, ({ error, code, request }) => {
+      // A known path under another method is 405 with the methods it takes (RFC 9110 15.5.6), not "no such route".
+      const allow = code === 'NOT_FOUND' ? allowedMethods(app.routes, new URL(request.url).pathname) : []
+      if (allow.length > 0 && !allow.includes(request.method)) {
+        const res = json(405, { error: 'method_not_allowed', message: `${request.method} is not allowed here; use ${allow.join(' or ')}.` })
+        res.headers.set('allow', allow.join(', '))
+        return res
+      }
+      return errorResponse(error, code, deps.log)
+    })
     // Every JSON body, under any spelling of its media type (`APPLICATION/JSON`,
     // `application/vnd.acme+json`), is read here, as strict UTF-8 (api/body.ts `readBodyText`;
     // Elysia's own parser would replace bad bytes). The restore routes read their raw text
@@ -189,6 +198,22 @@ export function createApp(deps: AppDeps) {
     .use(historyRoutes(deps))
     .use(webhookRoutes(deps))
     .use(teamRoutes(deps))
+  return app
+}
+
+const routeMatchers = new WeakMap<readonly unknown[], { method: string; path: RegExp }[]>()
+
+/** The methods the routes take at `path` (a route parameter matches one segment, a trailing slash is allowed), sorted. */
+export function allowedMethods(routes: readonly { method: string; path: string }[], path: string): string[] {
+  let matchers = routeMatchers.get(routes)
+  if (!matchers) {
+    const segment = (part: string) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    matchers = routes.map((r) => ({ method: r.method, path: new RegExp(`^${r.path.split('/').map(segment).join('/')}/?$`) }))
+    routeMatchers.set(routes, matchers)
+  }
+  const methods = new Set(matchers.filter((m) => m.path.test(path)).map((m) => m.method))
+  if (methods.has('GET')) methods.add('HEAD') // Elysia answers HEAD for every GET route
+  return [...methods].sort()
 }
 
 export type App = ReturnType<typeof createApp>

@@ -39,3 +39,33 @@ test('seeded published page has one version', async () => {
   expect(res.status).toBe(200)
   expect(res.body.rows).toHaveLength(1)
 })
+
+test('a known path under another method is 405 with Allow; an unknown path stays 404', async () => {
+  const cases: [string, string, string][] = [
+    ['POST', '/health', 'GET, HEAD'],
+    ['DELETE', `/content/versions/${TEAM}`, 'GET, HEAD'],
+    ['PUT', `/content/${TEAM}`, 'GET, HEAD, PATCH, POST'],
+    ['POST', `/teams/${TEAM}/webhooks/wh-1/deliveries`, 'GET, HEAD'],
+    ['GET', `/teams/${TEAM}/locales/`, 'PUT'],
+  ]
+  for (const [method, path, allow] of cases) {
+    const res = await ctx.call(method, path)
+    expect({ method, path, status: res.status, allow: res.headers.get('allow'), body: res.body })
+      .toEqual({ method, path, status: 405, allow, body: { error: 'method_not_allowed', message: expect.stringContaining(method) } })
+  }
+  const unknown = await ctx.call('GET', `/content/nothing/here/${TEAM}`)
+  expect(unknown).toMatchObject({ status: 404, body: { error: 'not_found', message: expect.any(String) } })
+  expect(unknown.headers.get('allow')).toBeNull()
+  // Authentication still comes first: an anonymous caller learns no route's methods.
+  expect(await ctx.call('POST', `/content/versions/${TEAM}`, { token: null })).toMatchObject({ status: 401, body: { error: 'unauthorized' } })
+})
+
+test('HEAD answers as GET without a body, through the same checks', async () => {
+  const health = await ctx.call('HEAD', '/health', { token: null })
+  expect({ status: health.status, text: health.text, type: health.headers.get('content-type') })
+    .toEqual({ status: 200, text: '', type: expect.stringContaining('application/json') })
+  expect((await ctx.call('HEAD', `/content/versions/${TEAM}?id=pages/home`, { token: null })).status).toBe(401)
+  const versions = await ctx.call('HEAD', `/content/versions/${TEAM}?id=pages/home`)
+  expect({ status: versions.status, text: versions.text }).toEqual({ status: 200, text: '' })
+  expect((await ctx.call('HEAD', `/content/versions/${TEAM}?id=pages/none`)).status).toBe(404)
+})
