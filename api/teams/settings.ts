@@ -77,7 +77,8 @@ export function putContentType(db: Db, a: Actor, name: string, input: Record<str
     const current = getContentType(tx, a.teamId, name)
     const values = { teamId: a.teamId, name, collection: input.collection, urls: input.urls ?? false, definition }
     tx.insert(contentTypes).values(values).onConflictDoUpdate({ target: [contentTypes.teamId, contentTypes.name], set: values }).run()
-    const visible = isSiteVisibleChange(current?.definition ?? null, definition)
+    // `urls` left out means false (README "Team settings"): leaving it out of a type without URLs changes nothing.
+    const visible = isSiteVisibleChange(current && { ...current.definition, urls: current.urls }, { ...definition, urls: values.urls })
     if (visible) recordSiteChange(tx, { teamId: a.teamId, status: 'template', userId: a.userId })
     return { definition, siteChanged: visible }
   }, { behavior: 'immediate' })

@@ -79,15 +79,19 @@ function documentEvent(tx: Tx, e: DocumentEvent): void {
   if (targets.length === 0) return
   const team = getTeam(tx, e.teamId)
   if (!team) return
-  const type = getContentType(tx, e.teamId, String(e.row.body.contentType))
+  // Before and after each by its own content type: a page that became a type without URLs
+  // (or the other way round) lost (or gained) its paths.
+  const hasUrls = (row: DocumentRow | null) => row !== null && (getContentType(tx, e.teamId, String(row.body.contentType))?.urls ?? false)
+  const urlsBefore = hasUrls(e.before)
+  const urlsAfter = hasUrls(e.after)
   const urls = computeUrls({
     documentId: e.row.id,
-    urlsEnabled: type?.urls ?? false,
+    urlsEnabled: urlsBefore || urlsAfter,
     locales: team.locales,
     defaultLocale: team.defaultLocale,
-    before: e.before && toPageNode(e.row.id, e.before.body, true),
-    after: e.after && toPageNode(e.row.id, e.after.body, true),
-    others: type?.urls ? loadPages(tx, e.teamId, e.row.id) : new Map(),
+    before: e.before && (urlsBefore ? toPageNode(e.row.id, e.before.body, true) : null),
+    after: e.after && toPageNode(e.row.id, e.after.body, urlsAfter),
+    others: urlsBefore || urlsAfter ? loadPages(tx, e.teamId, e.row.id) : new Map(),
   })
   enqueueEvent(tx, {
     v: 2, eventType: e.eventType, eventId: Bun.randomUUIDv7(), occurredAt: new Date().toISOString(),
@@ -102,6 +106,8 @@ function documentEvent(tx: Tx, e: DocumentEvent): void {
  * Every other canonical of the team whose content type has URLs: the page tree. A soft-deleted
  * page stays in it as a page that serves nothing, so the pages below it have no URL (as below an
  * archived page) rather than an unreadable chain that would make every event `scope: "site"`.
+ * So does every other document of the team that is not a live page (a draft never published, a
+ * type without URLs): a page below it has no URL. Only an id naming no document is "missing".
  */
 function loadPages(conn: Conn, teamId: string, exceptId: string): Map<string, PageNode> {
   const collections = conn
@@ -117,6 +123,10 @@ function loadPages(conn: Conn, teamId: string, exceptId: string): Map<string, Pa
     .all()
   const map = new Map<string, PageNode>()
   for (const r of rows) if (r.id !== exceptId) map.set(r.id, toPageNode(r.id, r.body, r.published && r.deletedAt === null))
+  const ids = raw(conn)
+    .query<{ id: string }, [string]>(`SELECT DISTINCT canonical_id AS id FROM documents WHERE team_id = ? AND kind IN ('canonical', 'draft', 'scheduled')`)
+    .all(teamId)
+  for (const { id } of ids) if (id !== exceptId && !map.has(id)) map.set(id, { id, parent: null, slugs: {}, published: false })
   return map
 }
 

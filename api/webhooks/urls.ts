@@ -25,9 +25,12 @@ export interface UrlInput {
   urlsEnabled: boolean
   locales: string[]
   defaultLocale: string
-  /** The document as it was served before the change; null when it was not live. */
+  /** The document as it was served before the change; null when it was not live (or not a page). */
   before: PageNode | null
-  /** The document as served after the change; null when it was taken down. */
+  /**
+   * The document after the change; null when it was taken down. Not `published` when it serves
+   * no page any more (it became a type without URLs): no `urls`, but the event is no take-down.
+   */
   after: PageNode | null
   /** Every other page of the team whose content type has URLs. */
   others: ReadonlyMap<string, PageNode>
@@ -123,7 +126,11 @@ export function pathOf(id: string, locale: string, lookup: Lookup): Path {
   return '/' + segments.join('/')
 }
 
-/** Published pages below `rootId` (breadth first), stopping once more than `limit` are found. */
+/**
+ * Published pages below `rootId` (breadth first), stopping once more than `limit` are found.
+ * Nothing below a page that is not live is visited: it serves nothing before or after the change
+ * (only `rootId` changes), so it neither adds a path nor counts toward the limit.
+ */
 function pagesBelow(rootId: string, others: ReadonlyMap<string, PageNode>, limit: number): PageNode[] {
   const children = new Map<string, PageNode[]>()
   for (const node of others.values()) {
@@ -139,8 +146,9 @@ function pagesBelow(rootId: string, others: ReadonlyMap<string, PageNode>, limit
     for (const child of children.get(queue.shift()!) ?? []) {
       if (seen.has(child.id)) continue
       seen.add(child.id)
+      if (!child.published) continue
       queue.push(child.id)
-      if (child.published) found.push(child)
+      found.push(child)
     }
   }
   return found

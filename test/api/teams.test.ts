@@ -68,6 +68,9 @@ test('each visible change records one site change with its status', async () => 
   expect((await put('/localization', { fallbacks: { en: 'de' } })).body).toEqual({ locales: ['en', 'de'], defaultLocale: 'de', fallbacks: { en: 'de' } })
   const type = { collection: 'products', urls: false, fields: [{ name: 'name', localizable: true }, { name: 'sku' }] }
   expect((await put('/content-types/product', { ...type, icon: 'box', description: 'Things' })).body.siteChanged).toBe(false)
+  // `urls` left out is `urls: false`: the same type, nothing the site sees changed.
+  const { urls: _, ...withoutUrls } = type
+  expect((await put('/content-types/product', withoutUrls)).body.siteChanged).toBe(false)
   expect((await put('/content-types/product', { ...type, urls: true })).body).toEqual({ definition: { ...type, urls: true, name: 'product' }, siteChanged: true })
   expect((await put('/content-index', { fields: ['name'] })).body).toEqual({ indexGeneration: 1 })
   expect((await put('/content-index', { fields: ['name'] })).body).toEqual({ indexGeneration: 2 })

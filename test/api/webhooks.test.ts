@@ -250,3 +250,39 @@ test('delivery metrics are on /metrics', async () => {
   expect(res.text).toContain('service_webhook_outbox{status="pending"}')
   expect(res.text).toContain('service_webhook_delivery_attempts{result="2xx"}')
 })
+
+test('URLs come from the type before and after: a page that becomes a type without URLs lists its old paths; a draft-only parent gives no URL, not site scope', async () => {
+  const { body: hook } = await create({ label: 'types', provider: 'custom', target: rx.url })
+  const payloads = async () => {
+    const log = (await ctx.call('GET', `${base}/${hook.id}/deliveries`, { token: TOKENS.webhooks })).body
+    return log.map((d: any) => JSON.parse((ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(d.eventId) as { payload: string }).payload))
+  }
+  const write = (body: Record<string, unknown>) => ctx.call('POST', `/content/${TEAM}`, { body })
+  const page = (id: string, parent: string, slug: string) => ({ id, contentType: 'page', fields: { parent }, locales: { en: { title: slug, slug } } })
+  const publish = (ids: string[]) => ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids } })
+  expect((await write(page('pages/promo', 'pages/home', 'promo'))).status).toBe(200)
+  expect((await write(page('pages/promo-kid', 'pages/promo', 'kid'))).status).toBe(200)
+  expect((await publish(['pages/promo', 'pages/promo-kid'])).body.map((i: any) => i.status)).toEqual([0, 0])
+
+  // By a draft and a publish...
+  expect((await write({ id: 'pages/promo/draft', contentType: 'product', fields: { sku: 'P' }, locales: { en: { name: 'Promo' } } })).status).toBe(200)
+  expect((await publish(['pages/promo'])).body[0].status).toBe(0)
+  expect((await payloads())[0]).toMatchObject({
+    documentId: 'pages/promo', collection: 'products', url: '', urls: {}, previousUrls: ['/promo', '/promo/kid'], scope: 'document',
+  })
+  // ...and in place on a published canonical.
+  expect((await write(page('pages/moved', 'pages/home', 'moved'))).status).toBe(200)
+  expect((await publish(['pages/moved'])).body[0].status).toBe(0)
+  expect((await write({ id: 'pages/moved', contentType: 'product', fields: { sku: 'M' }, locales: { en: { name: 'Moved' } } })).status).toBe(200)
+  expect((await payloads())[0]).toMatchObject({ documentId: 'pages/moved', url: '', urls: {}, previousUrls: ['/moved'], scope: 'document' })
+
+  // A parent that exists only as a draft serves nothing: its child has no URL, and that is known.
+  expect((await write(page('pages/kiosk/draft', 'pages/home', 'shop'))).status).toBe(200)
+  expect((await write(page('pages/kiosk-kid', 'pages/kiosk', 'kid'))).status).toBe(200)
+  expect((await publish(['pages/kiosk-kid'])).body[0].status).toBe(0)
+  expect((await payloads())[0]).toMatchObject({ documentId: 'pages/kiosk-kid', url: '', urls: {}, previousUrls: [], scope: 'document' })
+  // A parent that names no document at all is still "cannot be read": site scope.
+  expect((await write(page('pages/orphan', 'pages/nowhere', 'orphan'))).status).toBe(200)
+  expect((await publish(['pages/orphan'])).body[0].status).toBe(0)
+  expect((await payloads())[0]).toMatchObject({ documentId: 'pages/orphan', urls: {}, scope: 'site' })
+})

@@ -78,6 +78,10 @@ const cases: [string, Partial<UrlInput>, ReturnType<typeof computeUrls>][] = [
   ['published under an archived parent: no URL, as the archive event said (its previousUrls listed the child)', {
     documentId: 'k', after: page('k', 'p', { en: 'k' }), others: tree(home, page('p', 'home', { en: 'p' }, false)),
   }, { url: '', urls: {}, previousUrls: [], scope: 'document' }],
+  ['became a type without URLs (not live as a page after): own and child paths are previous, no urls', {
+    before: page('about', 'home', { en: 'about' }), after: page('about', 'home', { en: 'about' }, false),
+    others: tree(home, page('team', 'about', { en: 'team' })),
+  }, { url: '', urls: {}, previousUrls: ['/about', '/about/team'], scope: 'document' }],
   ['home page itself', { documentId: 'home', before: home, after: home, others: tree() }, { url: '/', urls: { en: '/', de: '/', fr: '/' }, previousUrls: [], scope: 'document' }],
 ]
 
@@ -98,4 +102,11 @@ test('many pages below a page whose URL did not change cost nothing and stay doc
   const below = Array.from({ length: 1000 }, (_, i) => page(`p${i}`, 'about', { en: `p${i}` }))
   const p = page('about', 'home', { en: 'about' })
   expect(computeUrls(base({ before: p, after: p, others: tree(home, ...below) })).scope).toBe('document')
+})
+
+test(`pages below a page that is not live do not count toward the ${MAX_PAGES_BELOW}: they serve nothing before or after`, () => {
+  const hidden = Array.from({ length: MAX_PAGES_BELOW + 1 }, (_, i) => page(`p${i}`, 'archived', { en: `p${i}` }))
+  const others = tree(home, page('archived', 'about', { en: 'old' }, false), page('team', 'about', { en: 'team' }), ...hidden)
+  const input = base({ before: page('about', 'home', { en: 'about' }), after: page('about', 'home', { en: 'about-us' }), others })
+  expect(computeUrls(input)).toEqual({ url: '/about-us', urls: { en: '/about-us' }, previousUrls: ['/about', '/about/team'], scope: 'document' })
 })
