@@ -2,6 +2,7 @@
  * The one SQLite schema shared by the api, the dispatcher and the CLI.
  * JSON columns are stored as text; their TypeScript shapes are given with `$type`.
  */
+import { sql } from 'drizzle-orm'
 import { sqliteTable, text, integer, primaryKey, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 /** Node id and the global etag counter that change vectors are made from. */
@@ -74,7 +75,15 @@ export const documents = sqliteTable(
     deletedAt: text('deleted_at'),
     updatedAt: text('updated_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.teamId, t.id] }), index('documents_canonical').on(t.teamId, t.canonicalId)],
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.id] }),
+    index('documents_canonical').on(t.teamId, t.canonicalId),
+    /**
+     * The pages below a page (webhook URLs, api/webhooks/events.ts): children by `fields.parent`.
+     * A query uses it only with this very expression and `kind = 'canonical'`.
+     */
+    index('documents_page_parent').on(t.teamId, sql`json_extract(${t.body}, '$.fields.parent')`).where(sql`${t.kind} = 'canonical'`),
+  ],
 )
 
 /** Revisions exist only because publish forces them; `stamped` marks a Published Version. */

@@ -3,13 +3,12 @@
  * (style.md "Outbox and leases"): an event exists exactly when its change does.
  * The payload is serialised once, so every retry sends identical bytes with the same eventId.
  */
-import { and, eq, inArray } from 'drizzle-orm'
 import type { Conn, Tx } from '../../db/client'
-import { contentTypes, documents, outbox, outboxEvents, siteChanges, type DocumentRow } from '../../db/schema'
+import { outbox, outboxEvents, siteChanges, type DocumentRow } from '../../db/schema'
 import { raw } from '../../db/store'
 import { getContentType, getTeam } from '../teams/service'
 import type { EventPayload, EventType } from './model'
-import { computeUrls, toPageNode, type PageNode } from './urls'
+import { computeUrls, pagesFrom, toPageNode, type PageNode, type PageSource } from './urls'
 
 export interface PublishedChange {
   teamId: string
@@ -91,7 +90,7 @@ function documentEvent(tx: Tx, e: DocumentEvent): void {
     defaultLocale: team.defaultLocale,
     before: e.before && (urlsBefore ? toPageNode(e.row.id, e.before.body, true) : null),
     after: e.after && toPageNode(e.row.id, e.after.body, urlsAfter),
-    others: urlsBefore || urlsAfter ? loadPages(tx, e.teamId, e.row.id) : new Map(),
+    others: urlsBefore || urlsAfter ? pageSource(tx, e.teamId) : pagesFrom(new Map()),
   })
   enqueueEvent(tx, {
     v: 2, eventType: e.eventType, eventId: Bun.randomUUIDv7(), occurredAt: new Date().toISOString(),
@@ -103,31 +102,60 @@ function documentEvent(tx: Tx, e: DocumentEvent): void {
 }
 
 /**
- * Every other canonical of the team whose content type has URLs: the page tree. A soft-deleted
- * page stays in it as a page that serves nothing, so the pages below it have no URL (as below an
- * archived page) rather than an unreadable chain that would make every event `scope: "site"`.
- * So does every other document of the team that is not a live page (a draft never published, a
- * type without URLs): a page below it has no URL. Only an id naming no document is "missing".
+ * Live pages (of a type with URLs) whose parent is ?2, at most ?3. The expression and the `kind`
+ * term are those of the partial index `documents_page_parent` (db/schema.ts), which is what
+ * makes this a short index search.
  */
-function loadPages(conn: Conn, teamId: string, exceptId: string): Map<string, PageNode> {
-  const collections = conn
-    .select({ collection: contentTypes.collection })
-    .from(contentTypes)
-    .where(and(eq(contentTypes.teamId, teamId), eq(contentTypes.urls, true)))
-    .all()
-    .map((r) => r.collection)
-  const rows = conn
-    .select({ id: documents.id, body: documents.body, published: documents.published, deletedAt: documents.deletedAt })
-    .from(documents)
-    .where(and(eq(documents.teamId, teamId), eq(documents.kind, 'canonical'), inArray(documents.collection, collections)))
-    .all()
-  const map = new Map<string, PageNode>()
-  for (const r of rows) if (r.id !== exceptId) map.set(r.id, toPageNode(r.id, r.body, r.published && r.deletedAt === null))
-  const ids = raw(conn)
-    .query<{ id: string }, [string]>(`SELECT DISTINCT canonical_id AS id FROM documents WHERE team_id = ? AND kind IN ('canonical', 'draft', 'scheduled')`)
-    .all(teamId)
-  for (const { id } of ids) if (id !== exceptId && !map.has(id)) map.set(id, { id, parent: null, slugs: {}, published: false })
-  return map
+export const LIVE_CHILDREN_SQL = `SELECT id, collection, body, published, deleted_at FROM documents
+  WHERE team_id = ?1 AND kind = 'canonical' AND json_extract(body, '$.fields.parent') = ?2 AND published = 1 AND deleted_at IS NULL
+    AND collection IN (SELECT collection FROM content_types WHERE team_id = ?1 AND urls = 1)
+  LIMIT ?3`
+
+/**
+ * The team's page tree as the URL rules walk it (urls.ts `PageSource`), read from the database
+ * one indexed lookup at a time, so an event costs the pages it touches, not the team's size
+ * (the whole tree was read, and parsed, under the write lock on every page publish).
+ * A soft-deleted page stays a page that serves nothing, so the pages below it have no URL (as
+ * below an archived page) rather than an unreadable chain that would make every event
+ * `scope: "site"`. So does any other document of the team that is not a live page (a draft never
+ * published, a type without URLs). Only an id naming no document is missing.
+ */
+function pageSource(conn: Conn, teamId: string): PageSource {
+  const c = raw(conn)
+  const withUrls = new Set(
+    c.query<{ collection: string }, [string]>('SELECT collection FROM content_types WHERE team_id = ? AND urls = 1').all(teamId).map((r) => r.collection),
+  )
+  type Row = { id: string; collection: string; body: string; published: number; deleted_at: string | null }
+  const nodes = new Map<string, PageNode | undefined>()
+  const toNode = (r: Row): PageNode =>
+    withUrls.has(r.collection)
+      ? toPageNode(r.id, JSON.parse(r.body) as Record<string, unknown>, r.published === 1 && r.deleted_at === null)
+      : { id: r.id, parent: null, slugs: {}, published: false }
+  const canonical = c.query<Row, [string, string]>(
+    `SELECT id, collection, body, published, deleted_at FROM documents WHERE team_id = ? AND id = ? AND kind = 'canonical'`,
+  )
+  const sibling = c.query<{ one: number }, [string, string]>(
+    `SELECT 1 AS one FROM documents WHERE team_id = ? AND canonical_id = ? AND kind IN ('draft', 'scheduled') LIMIT 1`,
+  )
+  const children = c.query<Row, [string, string, number]>(LIVE_CHILDREN_SQL)
+  return {
+    get(id) {
+      if (nodes.has(id)) return nodes.get(id)
+      const row = canonical.get(teamId, id)
+      const node = row ? toNode(row) : sibling.get(teamId, id) ? { id, parent: null, slugs: {}, published: false } : undefined
+      nodes.set(id, node)
+      return node
+    },
+    liveChildrenOf(id, limit) {
+      const found: PageNode[] = []
+      for (const row of children.all(teamId, id, limit)) {
+        const node = toNode(row)
+        nodes.set(node.id, node)
+        found.push(node)
+      }
+      return found
+    },
+  }
 }
 
 /** Runs on every publish: a cached bun:sqlite statement, not a freshly built query (db/store.ts). */

@@ -32,8 +32,31 @@ export interface UrlInput {
    * no page any more (it became a type without URLs): no `urls`, but the event is no take-down.
    */
   after: PageNode | null
-  /** Every other page of the team whose content type has URLs. */
-  others: ReadonlyMap<string, PageNode>
+  /** The team's other documents, read as the rules ask for them (never the whole tree at once). */
+  others: PageSource
+}
+
+/**
+ * The page tree around the document, as the URL rules walk it: up through `get` (ancestors),
+ * down through `liveChildrenOf` (pages below a moved or taken-down page).
+ */
+export interface PageSource {
+  /**
+   * Another document of the team as a page: a page of a type with URLs as it is stored; any
+   * other document (a draft never published, a type without URLs) a page that serves nothing;
+   * `undefined` when no document has that id (a chain through it cannot be read).
+   */
+  get(id: string): PageNode | undefined
+  /** Up to `limit` live (published) pages whose `fields.parent` is `id`. */
+  liveChildrenOf(id: string, limit: number): PageNode[]
+}
+
+/** A `PageSource` over nodes held in memory (tests; small trees). */
+export function pagesFrom(nodes: ReadonlyMap<string, PageNode>): PageSource {
+  return {
+    get: (id) => nodes.get(id),
+    liveChildrenOf: (id, limit) => [...nodes.values()].filter((n) => n.parent === id && n.published).slice(0, limit),
+  }
 }
 
 export interface UrlResult {
@@ -131,22 +154,14 @@ export function pathOf(id: string, locale: string, lookup: Lookup): Path {
  * Nothing below a page that is not live is visited: it serves nothing before or after the change
  * (only `rootId` changes), so it neither adds a path nor counts toward the limit.
  */
-function pagesBelow(rootId: string, others: ReadonlyMap<string, PageNode>, limit: number): PageNode[] {
-  const children = new Map<string, PageNode[]>()
-  for (const node of others.values()) {
-    if (typeof node.parent !== 'string') continue
-    const list = children.get(node.parent) ?? []
-    list.push(node)
-    children.set(node.parent, list)
-  }
+function pagesBelow(rootId: string, others: PageSource, limit: number): PageNode[] {
   const found: PageNode[] = []
   const seen = new Set([rootId])
   const queue = [rootId]
   while (queue.length > 0 && found.length <= limit) {
-    for (const child of children.get(queue.shift()!) ?? []) {
+    for (const child of others.liveChildrenOf(queue.shift()!, limit + 1 - found.length)) {
       if (seen.has(child.id)) continue
       seen.add(child.id)
-      if (!child.published) continue
       queue.push(child.id)
       found.push(child)
     }

@@ -8,6 +8,7 @@ import { openDb } from '../../db/client'
 import * as schema from '../../db/schema'
 import { seed } from '../../cli/seed'
 import { claimDue } from '../../dispatcher/claim'
+import { LIVE_CHILDREN_SQL } from '../../api/webhooks/events'
 import { makeTestDir, TEAM, testSeed } from '../helpers'
 
 const dir = makeTestDir('migrate-test-')
@@ -68,4 +69,11 @@ test('0002 moves the payloads of existing outbox rows to outbox_events; the clai
   } finally {
     db.$client.close()
   }
+})
+
+test('0004: the pages below a page are found through the documents_page_parent index, not a scan of the team', () => {
+  const db = openDb(join(dir, 'plan.db'))
+  const plan = db.$client.query(`EXPLAIN QUERY PLAN ${LIVE_CHILDREN_SQL}`).all(TEAM, 'pages/home', 10) as { detail: string }[]
+  expect(plan.map((r) => r.detail)).toContainEqual(expect.stringContaining('USING INDEX documents_page_parent'))
+  db.$client.close()
 })

@@ -1,8 +1,8 @@
 import { expect, test } from 'bun:test'
-import { computeUrls, isValidSlug, MAX_PAGES_BELOW, pathOf, toPageNode, type PageNode, type UrlInput } from '../../api/webhooks/urls'
+import { computeUrls, isValidSlug, MAX_PAGES_BELOW, pagesFrom, pathOf, toPageNode, type PageNode, type UrlInput } from '../../api/webhooks/urls'
 
 const page = (id: string, parent: string | null, slugs: Record<string, unknown>, published = true): PageNode => ({ id, parent, slugs, published })
-const tree = (...nodes: PageNode[]) => new Map(nodes.map((n) => [n.id, n]))
+const tree = (...nodes: PageNode[]) => pagesFrom(new Map(nodes.map((n) => [n.id, n])))
 const home = page('home', null, { en: '', de: '', fr: '' })
 const base = (over: Partial<UrlInput>): UrlInput => ({
   documentId: 'about', urlsEnabled: true, locales: ['en', 'de', 'fr'], defaultLocale: 'en',
