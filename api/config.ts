@@ -1,8 +1,13 @@
-/** Environment configuration; every variable has the default the README lists. */
+/**
+ * Environment configuration; every variable has the default the README lists. A value that is
+ * set but wrong (not a whole number, out of range, an unknown level or boolean) is refused at
+ * startup with a `ConfigError` naming the variable, never replaced by the default or left to
+ * misbehave later (`DISPATCHER_LEASE_MS=-1` sent the same events thousands of times a second).
+ */
 export interface Config {
   port: number
   databasePath: string
-  logLevel: string
+  logLevel: LogLevel
   allowPrivateTargets: boolean
   dispatcherPollMs: number
   siteChangeQuietMs: number
@@ -12,24 +17,89 @@ export interface Config {
   maxBodyBytes: number
   /** `GET /metrics` without a bearer token (for scrapers that cannot send one). */
   metricsPublic: boolean
+  /** Dispatcher knobs; unset means the dispatcher's own default (README "Configuration"). */
+  dispatcherLeaseMs: number | undefined
+  dispatcherConcurrency: number | undefined
+  dispatcherPerWebhook: number | undefined
 }
 
-const int = (value: string | undefined, fallback: number) => {
-  const n = Number(value)
-  return value !== undefined && value !== '' && Number.isFinite(n) ? n : fallback
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+/** A setting that cannot be used; its message names the variable and what it accepts. */
+export class ConfigError extends Error {}
+
+/** The exit code of a process refused by its configuration (sysexits EX_CONFIG; the systemd unit does not restart on it). */
+export const EX_CONFIG = 78
+
+/** Timers (setTimeout, AbortSignal.timeout) take at most this many milliseconds. */
+const MAX_MS = 2_147_483_647
+/** A lease must outlast a whole send by this much, or a slow send is claimed again by its own dispatcher. */
+export const LEASE_MARGIN_MS = 500
+
+type Env = Record<string, string | undefined>
+const shown = (raw: string) => JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw)
+const isSet = (raw: string | undefined): raw is string => raw !== undefined && raw !== ''
+
+function integer(env: Env, name: string, min: number, max: number): number | undefined {
+  const raw = env[name]
+  if (!isSet(raw)) return undefined
+  // Digits only: `abc`, `3.5`, `1e3`, `0x10F3` and ` 80` are mistakes, not numbers to guess at.
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN
+  if (!(n >= min && n <= max)) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; got ${shown(raw)}.`)
+  return n
 }
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+function boolean(env: Env, name: string): boolean {
+  const raw = env[name]
+  if (!isSet(raw)) return false
+  const value = raw.toLowerCase()
+  if (value !== 'true' && value !== 'false') throw new ConfigError(`${name} must be true or false; got ${shown(raw)}.`)
+  return value === 'true'
+}
+
+/** Reads and checks every setting; throws a `ConfigError` for the first one that cannot be used. */
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = (env.LOG_LEVEL || 'info').toLowerCase()
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (any case); got ${shown(env.LOG_LEVEL!)}.`)
+  }
+  const webhookTimeoutMs = integer(env, 'WEBHOOK_TIMEOUT_MS', 1, MAX_MS) ?? 30_000
+  const dispatcherLeaseMs = integer(env, 'DISPATCHER_LEASE_MS', 1, MAX_MS)
+  if (dispatcherLeaseMs !== undefined && dispatcherLeaseMs < webhookTimeoutMs + LEASE_MARGIN_MS) {
+    throw new ConfigError(
+      `DISPATCHER_LEASE_MS must be at least WEBHOOK_TIMEOUT_MS + ${LEASE_MARGIN_MS} (${webhookTimeoutMs + LEASE_MARGIN_MS}): `
+        + `a send may take the whole timeout, and a lease that ends first lets the row be sent again meanwhile; got ${dispatcherLeaseMs}.`,
+    )
+  }
   return {
-    port: int(env.PORT, 3000),
+    // 0 asks the system for a free port.
+    port: integer(env, 'PORT', 0, 65_535) ?? 3000,
     databasePath: env.DATABASE_PATH || './data/content.db',
-    logLevel: env.LOG_LEVEL || 'info',
-    allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
-    dispatcherPollMs: int(env.DISPATCHER_POLL_MS, 250),
-    siteChangeQuietMs: int(env.SITE_CHANGE_QUIET_MS, 30_000),
-    siteChangeMaxHoldMs: int(env.SITE_CHANGE_MAX_HOLD_MS, 1_800_000),
-    webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 30_000),
-    maxBodyBytes: int(env.MAX_BODY_BYTES, 1_048_576),
-    metricsPublic: env.METRICS_PUBLIC === 'true',
+    logLevel: logLevel as LogLevel,
+    allowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
+    dispatcherPollMs: integer(env, 'DISPATCHER_POLL_MS', 1, MAX_MS) ?? 250,
+    siteChangeQuietMs: integer(env, 'SITE_CHANGE_QUIET_MS', 0, MAX_MS) ?? 30_000,
+    siteChangeMaxHoldMs: integer(env, 'SITE_CHANGE_MAX_HOLD_MS', 0, MAX_MS) ?? 1_800_000,
+    webhookTimeoutMs,
+    maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1, 1 << 30) ?? 1_048_576,
+    metricsPublic: boolean(env, 'METRICS_PUBLIC'),
+    dispatcherLeaseMs,
+    dispatcherConcurrency: integer(env, 'DISPATCHER_CONCURRENCY', 1, 10_000),
+    dispatcherPerWebhook: integer(env, 'DISPATCHER_PER_WEBHOOK', 1, 10_000),
+  }
+}
+
+/**
+ * `loadConfig()` for a process entry point: a `ConfigError` is one line on stderr and exit
+ * `EX_CONFIG`, not a stack trace (the value cannot get better by restarting).
+ */
+export function loadConfigOrExit(processName: string, env: Env = process.env): Config {
+  try {
+    return loadConfig(env)
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e
+    console.error(`${processName}: configuration error: ${e.message}`)
+    process.exit(EX_CONFIG)
   }
 }

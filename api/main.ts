@@ -1,17 +1,22 @@
-/** The api process: open the database, seed the demo team when empty, listen, stop on signals. */
-import { openDb } from '../db/client'
-import { seedDemoIfEmpty } from '../cli/seed'
+/**
+ * The api process: check the settings, open the database, listen, stop on signals. It never
+ * seeds: the demo team (public tokens) is `bun start`'s (scripts/start.ts), so an api started
+ * on its own, e.g. by systemd on a new production database, answers no one until seeded.
+ */
+import { openDbOrExit } from '../db/client'
 import { createApp } from './app'
-import { loadConfig } from './config'
+import { loadConfigOrExit } from './config'
 import { createLogger } from './log'
 import { createMetrics, primePublishOutcomes } from './metrics'
 
-const config = loadConfig()
+const config = loadConfigOrExit('api')
 const log = createLogger(config.logLevel, 'api')
-const db = openDb(config.databasePath)
+const db = openDbOrExit('api', config.databasePath)
 const metrics = createMetrics()
 primePublishOutcomes(metrics)
-if (seedDemoIfEmpty(db, metrics)) log.info({ databasePath: config.databasePath }, 'seeded demo team "acme"')
+if (!db.$client.query('SELECT 1 FROM teams LIMIT 1').get()) {
+  log.warn({ databasePath: config.databasePath }, 'the database holds no team yet: create one with `bun run cli seed <file.json>` (README "Seeding")')
+}
 
 // Elysia asks Bun for SO_REUSEPORT by default: a second api on a busy port would then share it
 // and the kernel would split requests between two databases. A busy port is an error instead.

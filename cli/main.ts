@@ -4,8 +4,8 @@
  * "Events": the push command's deploy sends site.changed `index`). contract.md writes it without
  * a team: that works when the database holds exactly one team.
  */
-import { openDb } from '../db/client'
-import { loadConfig } from '../api/config'
+import { openDbOrExit } from '../db/client'
+import { loadConfigOrExit } from '../api/config'
 import { seed } from './seed'
 import { pushContentIndex } from '../api/teams/settings'
 
@@ -16,8 +16,8 @@ if (!file || !(command === 'seed' || command === 'push-index')) {
   console.error(usage)
   process.exit(2)
 }
-const config = loadConfig()
-const db = openDb(config.databasePath)
+const config = loadConfigOrExit('cli')
+const db = openDbOrExit('cli', config.databasePath)
 
 /** The team of a one-team database; with several, the command must name one. */
 function onlyTeam(): string {
@@ -28,6 +28,10 @@ function onlyTeam(): string {
 
 try {
   const input = await Bun.file(file).json()
+  // What `PUT /teams/{teamId}/content-index` takes: a JSON object (not null, an array or a string).
+  if (command === 'push-index' && (input === null || typeof input !== 'object' || Array.isArray(input))) {
+    throw new Error('the content index definition must be a JSON object')
+  }
   const report = command === 'seed' ? seed(db, null, input) : pushContentIndex(db, { teamId: teamId ?? onlyTeam(), userId: 'cli' }, input)
   console.log(JSON.stringify({ ok: true, databasePath: config.databasePath, ...report }))
 } catch (e) {

@@ -29,6 +29,17 @@ export function openDb(path: string, opts: { migrate?: boolean } = {}): Db {
   // Writers should not pay for copying the WAL back: the dispatcher checkpoints in the
   // background (see checkpoint()); this larger automatic threshold is only a safety net.
   sqlite.exec('PRAGMA wal_autocheckpoint = 10000')
+  // A file this process may read but not write (permissions, a read-only mount) fails here, at
+  // startup, not as a 500 on the first write after a health check that said ok.
+  // (BEGIN IMMEDIATE alone succeeds on such a file in WAL mode: only a page write is refused.)
+  if (path !== ':memory:') {
+    sqlite.exec('BEGIN IMMEDIATE')
+    try {
+      sqlite.exec('CREATE TABLE _write_probe (x)')
+    } finally {
+      sqlite.exec('ROLLBACK')
+    }
+  }
   const db = drizzle({ client: sqlite, schema }) as Db
   if (opts.migrate !== false) migrateGuarded(db, path)
   return db
@@ -40,4 +51,17 @@ export function openDb(path: string, opts: { migrate?: boolean } = {}): Db {
  */
 export function checkpoint(db: Db): void {
   db.$client.exec('PRAGMA wal_checkpoint(PASSIVE)')
+}
+
+/**
+ * `openDb()` for a process entry point: a database that cannot be opened (a directory, not
+ * SQLite, not writable) is one line on stderr naming DATABASE_PATH, and exit 1.
+ */
+export function openDbOrExit(processName: string, path: string, opts: { migrate?: boolean } = {}): Db {
+  try {
+    return openDb(path, opts)
+  } catch (e) {
+    console.error(`${processName}: cannot use the database at DATABASE_PATH=${JSON.stringify(path)}: ${(e as Error).message}`)
+    process.exit(1)
+  }
 }

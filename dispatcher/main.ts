@@ -4,8 +4,8 @@
  * WEBHOOK_TIMEOUT_MS), so a systemd stop loses nothing; a kill -9 loses nothing either, since
  * the claimed rows come back when their lease expires.
  */
-import { openDb } from '../db/client'
-import { loadConfig } from '../api/config'
+import { openDbOrExit } from '../db/client'
+import { loadConfigOrExit } from '../api/config'
 import { createLogger } from '../api/log'
 import { createMetrics } from '../api/metrics'
 import { createDispatcher } from './loop'
@@ -15,19 +15,16 @@ import type { CheckpointerStart } from './checkpoint-worker'
 /** How often the checkpoint worker copies the WAL back (busy or idle). */
 const CHECKPOINT_EVERY_MS = 1000
 
-const config = loadConfig()
+const config = loadConfigOrExit('dispatcher')
 const log = createLogger(config.logLevel, 'dispatcher')
 const compiled = isCompiled()
-const db = openDb(config.databasePath, { migrate: !compiled })
+const db = openDbOrExit('dispatcher', config.databasePath, { migrate: !compiled })
 if (compiled) await waitForSchema(db, log)
-// Knobs beyond api/config.ts, read only here (README "Webhooks"): lease length and send concurrency.
-const optional = (name: string) => Number(process.env[name]) || undefined
-const leaseMs = optional('DISPATCHER_LEASE_MS')
 const dispatcher = createDispatcher({
   db, log, metrics: createMetrics(), pollMs: config.dispatcherPollMs,
   timeoutMs: config.webhookTimeoutMs, allowPrivateTargets: config.allowPrivateTargets,
-  siteChangeQuietMs: config.siteChangeQuietMs, siteChangeMaxHoldMs: config.siteChangeMaxHoldMs, leaseMs,
-  concurrency: optional('DISPATCHER_CONCURRENCY'), perWebhook: optional('DISPATCHER_PER_WEBHOOK'),
+  siteChangeQuietMs: config.siteChangeQuietMs, siteChangeMaxHoldMs: config.siteChangeMaxHoldMs, leaseMs: config.dispatcherLeaseMs,
+  concurrency: config.dispatcherConcurrency, perWebhook: config.dispatcherPerWebhook,
   checkpoints: false, // on the worker below
 })
 // WAL checkpoints on their own thread (dispatcher/checkpoint-worker.ts): a checkpoint under load

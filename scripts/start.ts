@@ -1,8 +1,23 @@
 /**
- * `bun start`: runs the api and the dispatcher side by side on the embedded default database
- * and stops both on Ctrl-C / SIGTERM. The api migrates first; the dispatcher's migrate waits
- * on the same lock, so the order does not matter.
+ * `bun start`: checks the settings, migrates the database and seeds the demo team when it holds
+ * no team (contract.md "Runtime"; only here: the api alone never seeds), then runs the api and
+ * the dispatcher side by side and stops both on Ctrl-C / SIGTERM.
  */
+import { openDbOrExit } from '../db/client'
+import { seedDemoIfEmpty } from '../cli/seed'
+import { loadConfigOrExit } from '../api/config'
+import { createLogger } from '../api/log'
+
+const config = loadConfigOrExit('start')
+const db = openDbOrExit('start', config.databasePath)
+if (seedDemoIfEmpty(db, null)) {
+  createLogger(config.logLevel, 'start').warn(
+    { databasePath: config.databasePath },
+    'seeded the demo team "acme": its tokens (tok-editor, tok-translator) are public, so use this database for trying things out only',
+  )
+}
+db.$client.close()
+
 const root = new URL('..', import.meta.url).pathname
 const procs = ['api/main.ts', 'dispatcher/main.ts'].map((entry) =>
   Bun.spawn(['bun', entry], { cwd: root, stdio: ['inherit', 'inherit', 'inherit'], env: process.env }),

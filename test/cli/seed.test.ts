@@ -1,5 +1,6 @@
 import { afterAll, expect, test } from 'bun:test'
 import { rmSync, writeFileSync } from 'node:fs'
+import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { openDb } from '../../db/client'
 import { countRevisions, listRevisions } from '../../db/store'
@@ -210,4 +211,13 @@ test('bun run cli push-index <file> works without a team on a one-team database 
   expect(refused.code).toBe(1)
   expect(refused.err).toContain('name the team: the database holds 2 teams')
   expect(JSON.parse(push(twoPath, 'acme').out)).toMatchObject({ ok: true, indexGeneration: 1 })
+
+  // What the route refuses, the command refuses: the definition is a JSON object. Nothing is deployed.
+  for (const bad of ['null', '"just a string"', '[1]', '7']) {
+    writeFileSync(index, bad)
+    expect({ bad, ...push(onePath) }).toMatchObject({ bad, code: 1, err: expect.stringContaining('\npush-index failed: the content index definition must be a JSON object\n') })
+  }
+  const db = new Database(onePath)
+  expect(db.query('SELECT index_generation AS n FROM teams').get()).toEqual({ n: 1 })
+  db.close()
 })

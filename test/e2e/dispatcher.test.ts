@@ -233,7 +233,7 @@ test('a scheduled publish by the dispatcher process shows on the api /metrics as
 })
 
 test('SIGTERM waits for the send in flight and records it before exiting', async () => {
-  const { ctx, rx, spawn, publish, attempts } = await setup({ answers: [{ status: 200, delayMs: 700 }], env: { WEBHOOK_TIMEOUT_MS: '5000' } })
+  const { ctx, rx, spawn, publish, attempts } = await setup({ answers: [{ status: 200, delayMs: 700 }], env: { WEBHOOK_TIMEOUT_MS: '5000', DISPATCHER_LEASE_MS: '5500' } })
   const p = spawn()
   await publish('pages/term')
   await waitFor(() => rx.requests.length > 0, 10_000, 'request in flight')

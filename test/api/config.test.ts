@@ -1,0 +1,54 @@
+import { expect, test } from 'bun:test'
+import { ConfigError, loadConfig } from '../../api/config'
+
+test('every setting has its README default', () => {
+  expect(loadConfig({})).toEqual({
+    port: 3000, databasePath: './data/content.db', logLevel: 'info', allowPrivateTargets: false,
+    dispatcherPollMs: 250, siteChangeQuietMs: 30_000, siteChangeMaxHoldMs: 1_800_000, webhookTimeoutMs: 30_000,
+    maxBodyBytes: 1_048_576, metricsPublic: false,
+    dispatcherLeaseMs: undefined, dispatcherConcurrency: undefined, dispatcherPerWebhook: undefined,
+  })
+  // Set to the empty string is unset, as in a systemd `Environment=PORT=`.
+  expect(loadConfig({ PORT: '', LOG_LEVEL: '' }).port).toBe(3000)
+})
+
+test('good values are read as given', () => {
+  const config = loadConfig({
+    PORT: '0', LOG_LEVEL: 'Silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'TRUE', METRICS_PUBLIC: 'false', WEBHOOK_TIMEOUT_MS: '300',
+    DISPATCHER_LEASE_MS: '800', DISPATCHER_CONCURRENCY: '8', DISPATCHER_PER_WEBHOOK: '2', SITE_CHANGE_QUIET_MS: '0', MAX_BODY_BYTES: '2048',
+  })
+  expect(config).toMatchObject({
+    port: 0, logLevel: 'silent', allowPrivateTargets: true, metricsPublic: false, webhookTimeoutMs: 300,
+    dispatcherLeaseMs: 800, dispatcherConcurrency: 8, dispatcherPerWebhook: 2, siteChangeQuietMs: 0, maxBodyBytes: 2048,
+  })
+})
+
+test('a value that is set but wrong is refused, naming the variable; never read as the default', () => {
+  const bad: Record<string, string>[] = [
+    { PORT: 'abc' }, { PORT: '-1' }, { PORT: '99999' }, { PORT: '3.5' }, { PORT: '0x10F3' }, { PORT: ' 80' }, { PORT: '1e3' },
+    { MAX_BODY_BYTES: '0' }, { MAX_BODY_BYTES: '-1' }, { MAX_BODY_BYTES: 'abc' },
+    { DISPATCHER_POLL_MS: '0' }, { DISPATCHER_POLL_MS: '-5' },
+    { WEBHOOK_TIMEOUT_MS: '0' }, { WEBHOOK_TIMEOUT_MS: '-1' }, { WEBHOOK_TIMEOUT_MS: '9999999999' },
+    { DISPATCHER_CONCURRENCY: '0' }, { DISPATCHER_CONCURRENCY: 'abc' }, { DISPATCHER_PER_WEBHOOK: '0.5' }, { DISPATCHER_PER_WEBHOOK: '-1' },
+    { DISPATCHER_LEASE_MS: '-1' }, { SITE_CHANGE_QUIET_MS: '-1' }, { SITE_CHANGE_MAX_HOLD_MS: 'soon' },
+    { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }, { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' }, { METRICS_PUBLIC: 'on' },
+    { LOG_LEVEL: 'verbose' }, { LOG_LEVEL: 'in fo' },
+  ]
+  for (const env of bad) {
+    const [name] = Object.keys(env)
+    let error: unknown
+    try {
+      loadConfig(env)
+    } catch (e) {
+      error = e
+    }
+    expect({ env, refused: error instanceof ConfigError, names: String((error as Error | undefined)?.message).startsWith(`${name} must be`) })
+      .toEqual({ env, refused: true, names: true })
+  }
+})
+
+test('a lease shorter than a whole send plus 500 ms is refused: the dispatcher would claim its own slow sends again', () => {
+  expect(() => loadConfig({ DISPATCHER_LEASE_MS: '1500' })).toThrow('DISPATCHER_LEASE_MS must be at least WEBHOOK_TIMEOUT_MS + 500 (30500)')
+  expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '1000', DISPATCHER_LEASE_MS: '1499' })).toThrow(ConfigError)
+  expect(loadConfig({ WEBHOOK_TIMEOUT_MS: '1000', DISPATCHER_LEASE_MS: '1500' }).dispatcherLeaseMs).toBe(1500)
+})

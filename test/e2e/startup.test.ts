@@ -1,0 +1,87 @@
+import { afterAll, expect, test } from 'bun:test'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { makeTestDir, waitFor } from '../helpers'
+
+const root = join(import.meta.dir, '../..')
+const dir = makeTestDir('startup-test-')
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+/** Runs `entry` to its exit (it must exit on its own), with `env` over a clean test environment. */
+async function run(argv: string[], env: Record<string, string>) {
+  const proc = Bun.spawn(['bun', ...argv], { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdout: 'pipe', stderr: 'pipe' })
+  const code = await proc.exited
+  return { code, stderr: await new Response(proc.stderr).text(), stdout: await new Response(proc.stdout).text() }
+}
+
+test('a setting that cannot be used stops each process at startup: one line naming it, exit 78', async () => {
+  const databasePath = join(dir, 'config', 'content.db')
+  const cases: [string[], Record<string, string>, string][] = [
+    [['api/main.ts'], { PORT: 'abc' }, 'api: configuration error: PORT must be a whole number from 0 to 65535; got "abc".'],
+    [['api/main.ts'], { LOG_LEVEL: 'verbose' }, 'api: configuration error: LOG_LEVEL must be one of'],
+    [['dispatcher/main.ts'], { DISPATCHER_LEASE_MS: '-1' }, 'dispatcher: configuration error: DISPATCHER_LEASE_MS must be a whole number'],
+    [['dispatcher/main.ts'], { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }, 'dispatcher: configuration error: WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false'],
+    [['cli/main.ts', 'push-index', 'x.json'], { MAX_BODY_BYTES: '-1' }, 'cli: configuration error: MAX_BODY_BYTES must be'],
+    [['scripts/start.ts'], { PORT: '-1' }, 'start: configuration error: PORT must be'],
+  ]
+  const results = await Promise.all(cases.map(([argv, env]) => run(argv, { DATABASE_PATH: databasePath, ...env })))
+  for (const [i, [argv, , message]] of cases.entries()) {
+    const { code, stderr } = results[i]!
+    expect({ argv, code, line: stderr.trim() }).toEqual({ argv, code: 78, line: expect.stringContaining(message) })
+    expect(stderr.trim().split('\n')).toHaveLength(1)
+  }
+}, 30_000)
+
+test('a database that cannot be used stops the process at startup, naming DATABASE_PATH', async () => {
+  const notSqlite = join(dir, 'not-sqlite.db')
+  writeFileSync(notSqlite, 'this is not a database, just text that is long enough to be read as a header '.repeat(20))
+  const directory = join(dir, 'a-directory')
+  mkdirSync(directory)
+  for (const path of [notSqlite, directory]) {
+    const { code, stderr } = await run(['api/main.ts'], { DATABASE_PATH: path, PORT: '0' })
+    expect({ path, code, named: stderr.includes(`api: cannot use the database at DATABASE_PATH=${JSON.stringify(path)}`) }).toEqual({ path, code: 1, named: true })
+  }
+}, 30_000)
+
+test('the api alone never seeds the demo team (its tokens are public): it warns and answers 401 until a seed', async () => {
+  const port = 20000 + Math.floor(Math.random() * 20000)
+  const databasePath = join(dir, 'alone', 'content.db')
+  const proc = Bun.spawn(['bun', 'api/main.ts'], { cwd: root, env: { ...process.env, PORT: String(port), DATABASE_PATH: databasePath, LOG_LEVEL: 'info' }, stdout: 'pipe', stderr: 'pipe' })
+  let output = ''
+  const reader = (async () => {
+    for await (const chunk of proc.stdout) output += new TextDecoder().decode(chunk)
+  })()
+  try {
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok, 20_000, 'api health')
+    const res = await fetch(`http://127.0.0.1:${port}/content/versions/acme?id=pages/about`, { headers: { authorization: 'Bearer tok-editor' } })
+    expect(res.status).toBe(401)
+    expect(output).toContain('the database holds no team yet')
+    expect(output).not.toContain('seeded')
+  } finally {
+    proc.kill('SIGTERM')
+  }
+  expect(await proc.exited).toBe(0)
+  await reader
+}, 30_000)
+
+// Root writes any file whatever its mode, so this runs where the test can become another user.
+const runuser = Bun.which('runuser')
+test.skipIf(process.getuid?.() !== 0 || !runuser)('a database file this user may only read stops the api at startup instead of a health check saying ok', async () => {
+  const roDir = join(dir, 'readonly')
+  mkdirSync(roDir)
+  const path = join(roDir, 'content.db')
+  expect((await run(['-e', `import { openDb } from './db/client'; openDb(${JSON.stringify(path)}).$client.close()`], {})).code).toBe(0)
+  // The file is read-only; its directory is not (so SQLite may create its -wal and -shm files there).
+  Bun.spawnSync(['chmod', 'a-w', path])
+  Bun.spawnSync(['chmod', 'a+rwx', roDir])
+  Bun.spawnSync(['chmod', 'a+rx', dir])
+  const proc = Bun.spawn([runuser!, '-u', 'nobody', '--', process.execPath, 'api/main.ts'], {
+    cwd: root, env: { ...process.env, PORT: '0', DATABASE_PATH: path, LOG_LEVEL: 'warn', HOME: '/tmp' }, stdout: 'pipe', stderr: 'pipe',
+  })
+  // An api that started anyway would listen until killed: that is the failure.
+  const code = await Promise.race([proc.exited, Bun.sleep(10_000).then(() => 'still running')])
+  proc.kill('SIGTERM') // runuser passes it on to the api
+  await proc.exited
+  const stderr = await new Response(proc.stderr).text()
+  expect({ code, named: stderr.includes('api: cannot use the database at DATABASE_PATH=') && /readonly|read-only/i.test(stderr) }).toEqual({ code: 1, named: true })
+}, 30_000)
