@@ -30,7 +30,13 @@ const publicPaths = (metricsPublic: boolean) => (metricsPublic ? /^\/(health|met
 const json = (status: number, body: unknown, type = 'application/json') =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': `${type}; charset=utf-8` } })
 
-/** Maps every thrown error to the body spec.md and contract.md fix for it. */
+/** SQLite's "the database is locked" (another process holds the write lock past busy_timeout). */
+const isBusy = (error: unknown) => /^SQLITE_BUSY/.test(String((error as { code?: unknown } | null)?.code ?? ''))
+
+/**
+ * Maps every thrown error to the body spec.md and contract.md fix for it. `log` carries the
+ * request's method and path, so a logged failure says which request it was.
+ */
 export function errorResponse(error: unknown, code: string | number, log: AppDeps['log']): Response {
   return match({ error, code })
     .with({ error: P.instanceOf(AppError) }, ({ error }) => json(error.status, { error: error.code, message: error.message }))
@@ -42,12 +48,24 @@ export function errorResponse(error: unknown, code: string | number, log: AppDep
     .with({ code: 'PARSE', error: { cause: P.instanceOf(AppError) } }, ({ error }) => errorResponse(error.cause, 'UNKNOWN', log))
     .with({ code: 'PARSE' }, () => json(400, { error: 'malformed_json', message: 'The request body is not valid JSON.' }))
     .with({ code: 'VALIDATION', error: P.when(isResponseCheck) }, ({ error }) => {
-      // The handler produced what its declared response schema does not allow: our bug, not the caller's.
-      log.error({ err: error }, 'response does not match its declared schema')
+      // The handler produced what its declared response schema does not allow: our bug, not the
+      // caller's. Where and what was expected only: the value (and Elysia's message, which
+      // repeats it) may be a webhook's full secret, which a create or update answers with.
+      const first = (error as { all?: { path?: string; message?: string }[] }).all?.[0]
+      log.error({ at: first?.path ?? '', expected: first?.message ?? '' }, 'response does not match its declared schema')
       return json(500, { error: 'internal', message: 'Internal error.' })
     })
     .with({ code: 'VALIDATION' }, ({ error }) => json(400, { error: namedFailure(error) ?? 'invalid_body', message: validationMessage(error) }))
     .with({ code: 'NOT_FOUND' }, () => json(404, { error: 'not_found', message: 'No such route.' }))
+    // Another process held the write lock for longer than busy_timeout (a long seed): a known,
+    // passing condition, for the client to retry, not an internal error. The write that waited
+    // did not happen (in a batch, the items before it did).
+    .when(({ error }) => isBusy(error), () => {
+      log.warn('the database stayed locked by another writer past the busy timeout')
+      const res = json(503, { error: 'busy', message: 'The database stayed locked by another write (e.g. a large seed). Try again shortly.' })
+      res.headers.set('retry-after', '1')
+      return res
+    })
     .otherwise(({ error }) => {
       log.error({ err: error }, 'unhandled error')
       return json(500, { error: 'internal', message: 'Internal error.' })
@@ -150,14 +168,16 @@ export function createApp(deps: AppDeps) {
       }
     })
     .onError({ as: 'global' }, ({ error, code, request }) => {
+      const url = new URL(request.url)
       // A known path under another method is 405 with the methods it takes (RFC 9110 15.5.6), not "no such route".
-      const allow = code === 'NOT_FOUND' ? allowedMethods(app.routes, new URL(request.url).pathname) : []
+      const allow = code === 'NOT_FOUND' ? allowedMethods(app.routes, url.pathname) : []
       if (allow.length > 0 && !allow.includes(request.method)) {
         const res = json(405, { error: 'method_not_allowed', message: `${request.method} is not allowed here; use ${allow.join(' or ')}.` })
         res.headers.set('allow', allow.join(', '))
         return res
       }
-      return errorResponse(error, code, deps.log)
+      // The path, not the query (ids only, but nothing a log needs); never a header (tokens).
+      return errorResponse(error, code, deps.log.child({ method: request.method, path: url.pathname }))
     })
     // Every JSON body, under any spelling of its media type (`APPLICATION/JSON`,
     // `application/vnd.acme+json`), is read here, as strict UTF-8 (api/body.ts `readBodyText`;

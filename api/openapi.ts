@@ -11,7 +11,8 @@
  * - every operation declares the `413 payload_too_large` the app answers for a body over
  *   MAX_BODY_BYTES and the `415 unsupported_media_type` for one that is not UTF-8 JSON
  *   (api/app.ts checks a body sent with any method, a GET's or a DELETE's too, before routing),
- *   and the `500 internal` of an unexpected failure;
+ *   the `500 internal` of an unexpected failure, and the `503 busy` (with `Retry-After`) of a write
+ *   that waited past the busy timeout on another process's lock;
  * - a map (`t.Record(t.String(), X)`, written `patternProperties: {"^(.*)$": X}`) is written
  *   `additionalProperties: X`, which means the same and which generators turn into
  *   `{[key: string]: X}` (some read `patternProperties` as values of unknown type);
@@ -38,6 +39,7 @@ const STATUS_TEXT: Record<string, string> = {
   413: 'Body larger than MAX_BODY_BYTES: `{error: "payload_too_large", message}`',
   415: 'A body (sent with any method) that is not UTF-8 JSON, or has a Content-Encoding: `{error: "unsupported_media_type", message}`',
   500: 'Unexpected server error (logged): `{error: "internal", message}`',
+  503: 'The database stayed locked by another write (e.g. a large seed); retry after `Retry-After` seconds: `{error: "busy", message}`',
 }
 
 type Json = Record<string, any>
@@ -87,7 +89,7 @@ function numericOf(branches: Json[]): Json | null {
   return { ...number, ...(text.default !== undefined && number.default === undefined ? { default: Number(text.default) } : {}) }
 }
 
-/** One of the app-wide `{error, message}` answers (413, 415, 500) as an OpenAPI response. */
+/** One of the app-wide `{error, message}` answers (413, 415, 500, 503) as an OpenAPI response. */
 const error = (status: string) => ({ description: STATUS_TEXT[status], content: { 'application/json': { schema: ErrorBody } } })
 
 function response(status: string, given: Json, described?: string): Json {
@@ -110,6 +112,7 @@ export function normalizeOpenApi(doc: Json): Json {
       responses['413'] ??= error('413')
       responses['415'] ??= error('415')
       responses['500'] ??= error('500')
+      responses['503'] ??= { ...error('503'), headers: { 'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } } } }
       // `x-etag` (route detail): the 200 answer carries the document's ETag, for `If-Match`.
       const { 'x-etag': etag, 'x-responses': _described, ...rest } = op
       if (etag && responses['200']) responses['200'] = { ...responses['200'], headers: { ETag: ETAG_HEADER } }

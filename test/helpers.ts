@@ -74,14 +74,15 @@ export function makeTestDir(prefix = 'content-test-') {
 }
 
 /** A new app over a new database file, seeded with `testSeed()`. */
-export async function createTestContext(opts: { env?: Record<string, string>; seed?: unknown } = {}): Promise<TestContext> {
+export async function createTestContext(opts: { env?: Record<string, string>; seed?: unknown; logTo?: (line: string) => void } = {}): Promise<TestContext> {
   const dir = makeTestDir()
   const path = join(dir, 'content.db')
   const config = loadConfig({ DATABASE_PATH: path, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...opts.env })
   const db = openDb(path)
   const metrics = createMetrics()
   seed(db, metrics, opts.seed ?? testSeed())
-  const app = createApp({ db, config, log: createLogger('silent', 'test'), metrics })
+  const log = opts.logTo ? createLogger('info', 'test', { write: (line: string) => void opts.logTo!(line) }) : createLogger('silent', 'test')
+  const app = createApp({ db, config, log, metrics })
   await app.modules
   return {
     db, app, config, dir, path, metrics,

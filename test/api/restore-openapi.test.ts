@@ -10,7 +10,7 @@ test('restore routes document their request body and every answer', async () => 
   const { paths } = (await ctx.call('GET', '/swagger/json')).body
   for (const path of ['/content/apply-version/{activeTeam}', '/content/apply-snapshot/{activeTeam}']) {
     const op = paths[path].post
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '500'])
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '500', '503'])
     expect(op.requestBody.content['application/json'].schema.properties).toHaveProperty('locales')
     // The server refuses unknown fields; a generated client must not offer any.
     expect(op.requestBody.content['application/json'].schema.additionalProperties).toBe(false)

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { errorResponse } from '../../api/app'
+import { createLogger } from '../../api/log'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })
@@ -68,4 +71,40 @@ test('HEAD answers as GET without a body, through the same checks', async () => 
   const versions = await ctx.call('HEAD', `/content/versions/${TEAM}?id=pages/home`)
   expect({ status: versions.status, text: versions.text }).toEqual({ status: 200, text: '' })
   expect((await ctx.call('HEAD', `/content/versions/${TEAM}?id=pages/none`)).status).toBe(404)
+})
+
+test('a write that waits past the busy timeout on another process\'s lock is 503 busy with Retry-After, then goes through; the failure is logged with method and path', async () => {
+  const lines: string[] = []
+  const logged = await createTestContext({ logTo: (line) => lines.push(line) })
+  const other = new Database(logged.path)
+  try {
+    logged.db.$client.exec('PRAGMA busy_timeout = 50')
+    other.exec('BEGIN IMMEDIATE') // as a long seed in another process holds it
+    const doc = { id: 'pages/busy', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'B', slug: 'busy' } } }
+    const res = await logged.call('POST', `/content/${TEAM}`, { body: doc })
+    expect({ status: res.status, body: res.body, retryAfter: res.headers.get('retry-after') })
+      .toEqual({ status: 503, body: { error: 'busy', message: expect.any(String) }, retryAfter: '1' })
+    const warn = lines.map((l) => JSON.parse(l)).find((l) => l.msg.includes('locked'))
+    expect(warn).toMatchObject({ level: 40, method: 'POST', path: `/content/${TEAM}` })
+    other.exec('ROLLBACK')
+    expect((await logged.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
+  } finally {
+    other.close()
+    logged.close()
+  }
+})
+
+test('a response that breaks its own schema is a 500 whose log line says where, never the value (a webhook answer holds the full secret)', async () => {
+  const lines: string[] = []
+  const log = createLogger('info', 'test', { write: (line: string) => void lines.push(line) })
+  const secret = 'whsec_do-not-log-me-0123456789abcdef'
+  // What Elysia throws for a response check, with the value in `all`, in `value` and in the message.
+  const error = Object.assign(new Error(`Expected string: ${JSON.stringify({ secret })}`), {
+    type: 'response', value: { secret }, all: [{ path: '/secretLast4', message: 'Expected string', value: { secret } }],
+  })
+  const res = errorResponse(error, 'VALIDATION', log)
+  expect({ status: res.status, body: await res.json() }).toEqual({ status: 500, body: { error: 'internal', message: 'Internal error.' } })
+  expect(lines).toHaveLength(1)
+  expect(JSON.parse(lines[0]!)).toMatchObject({ level: 50, at: '/secretLast4', expected: 'Expected string' })
+  expect(lines[0]).not.toContain('do-not-log-me')
 })
