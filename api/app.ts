@@ -30,8 +30,14 @@ const publicPaths = (metricsPublic: boolean) => (metricsPublic ? /^\/(health|met
 const json = (status: number, body: unknown, type = 'application/json') =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': `${type}; charset=utf-8` } })
 
-/** SQLite's "the database is locked" (another process holds the write lock past busy_timeout). */
-const isBusy = (error: unknown) => /^SQLITE_BUSY/.test(String((error as { code?: unknown } | null)?.code ?? ''))
+/**
+ * SQLite's "the database is locked" (another process holds the write lock past busy_timeout),
+ * thrown by bun:sqlite itself or wrapped by drizzle's query layer (`DrizzleQueryError.cause`).
+ */
+function isBusy(error: unknown): boolean {
+  const e = error as { code?: unknown; cause?: { code?: unknown } } | null
+  return /^SQLITE_BUSY/.test(String(e?.code ?? e?.cause?.code ?? ''))
+}
 
 /**
  * Maps every thrown error to the body spec.md and contract.md fix for it. `log` carries the

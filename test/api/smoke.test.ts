@@ -108,3 +108,11 @@ test('a response that breaks its own schema is a 500 whose log line says where, 
   expect(JSON.parse(lines[0]!)).toMatchObject({ level: 50, at: '/secretLast4', expected: 'Expected string' })
   expect(lines[0]).not.toContain('do-not-log-me')
 })
+
+test('a lock error wrapped by drizzle\'s query layer is the same 503 busy', async () => {
+  const busy = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' })
+  const wrapped = Object.assign(new Error('Failed query: INSERT ...'), { cause: busy })
+  const res = errorResponse(wrapped, 'UNKNOWN', createLogger('silent', 'test'))
+  expect({ status: res.status, body: await res.json(), retryAfter: res.headers.get('retry-after') })
+    .toEqual({ status: 503, body: { error: 'busy', message: expect.any(String) }, retryAfter: '1' })
+})
