@@ -8,13 +8,14 @@ import { createApp } from './app'
 import { loadConfigOrExit } from './config'
 import { createLogger } from './log'
 import { createMetrics, primePublishOutcomes } from './metrics'
+import { hasAnyTeam } from './teams/service'
 
 const config = loadConfigOrExit('api')
 const log = createLogger(config.logLevel, 'api')
 const db = openDbOrExit('api', config.databasePath)
 const metrics = createMetrics()
 primePublishOutcomes(metrics)
-if (!db.$client.query('SELECT 1 FROM teams LIMIT 1').get()) {
+if (!hasAnyTeam(db)) {
   log.warn({ databasePath: config.databasePath }, 'the database holds no team yet: create one with `bun run cli seed <file.json>` (README "Seeding")')
 }
 

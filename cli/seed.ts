@@ -12,7 +12,7 @@ import { hashToken, CAPABILITIES } from '../api/auth'
 import { stripStamp } from '../api/content/document'
 import { writeDocument, loadLive } from '../api/content/service'
 import { publishBatch } from '../api/publish/service'
-import { getContentType, getTeam } from '../api/teams/service'
+import { getContentType, getTeam, hasAnyTeam } from '../api/teams/service'
 import { ContentTypeField, ContentTypeName, fieldsProblem, LocaleCode } from '../api/teams/model'
 import { isSiteVisibleChange } from '../api/teams/site-visible'
 import { recordSiteChange } from '../api/webhooks/events'
@@ -129,7 +129,7 @@ function sameContent(stored: Record<string, unknown>, wanted: Record<string, unk
 
 /** Seeds the demo team when the database holds no team at all. */
 export function seedDemoIfEmpty(db: Db, metrics: Metrics | null): boolean {
-  if (db.select({ id: teams.id }).from(teams).limit(1).get()) return false
+  if (hasAnyTeam(db)) return false
   seed(db, metrics, demo)
   return true
 }

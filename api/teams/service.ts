@@ -5,6 +5,11 @@ import { raw } from '../../db/store'
 
 export type ContentTypeRow = typeof contentTypes.$inferSelect
 
+/** Whether the database holds any team (the demo seed's "empty", the api's first-run warning). */
+export function hasAnyTeam(conn: Conn): boolean {
+  return raw(conn).query('SELECT 1 FROM teams LIMIT 1').get() !== null
+}
+
 // Read on every write and publish: cached bun:sqlite statements (see db/store.ts).
 export function getTeam(conn: Conn, teamId: string): TeamRow | null {
   const r = raw(conn)

@@ -127,10 +127,11 @@ function pageSource(conn: Conn, teamId: string): PageSource {
   )
   type Row = { id: string; collection: string; body: string; published: number; deleted_at: string | null }
   const nodes = new Map<string, PageNode | undefined>()
+  const servesNothing = (id: string): PageNode => ({ id, parent: null, slugs: {}, published: false })
   const toNode = (r: Row): PageNode =>
     withUrls.has(r.collection)
       ? toPageNode(r.id, JSON.parse(r.body) as Record<string, unknown>, r.published === 1 && r.deleted_at === null)
-      : { id: r.id, parent: null, slugs: {}, published: false }
+      : servesNothing(r.id)
   const canonical = c.query<Row, [string, string]>(
     `SELECT id, collection, body, published, deleted_at FROM documents WHERE team_id = ? AND id = ? AND kind = 'canonical'`,
   )
@@ -142,7 +143,7 @@ function pageSource(conn: Conn, teamId: string): PageSource {
     get(id) {
       if (nodes.has(id)) return nodes.get(id)
       const row = canonical.get(teamId, id)
-      const node = row ? toNode(row) : sibling.get(teamId, id) ? { id, parent: null, slugs: {}, published: false } : undefined
+      const node = row ? toNode(row) : sibling.get(teamId, id) ? servesNothing(id) : undefined
       nodes.set(id, node)
       return node
     },
