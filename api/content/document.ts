@@ -22,8 +22,8 @@ export function stampOf(body: Record<string, unknown>): { __publishedBy?: unknow
   return body.__publishedAt === undefined ? {} : { __publishedBy: body.__publishedBy, __publishedAt: body.__publishedAt }
 }
 
-/** Serialisation used for comparisons; per-locale objects are copied whole, so this is exact. */
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+/** Equality of stored values (per-locale objects are copied whole, so serialising is exact). */
+export const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 /**
  * A draft's `__dirtyLocales` (spec.md "Other draft-related fields": the locales that carry

@@ -11,7 +11,7 @@ import { AppError, badRequest, echoList, notFound } from '../errors'
 import { ifMatchHolds } from './if-match'
 import { getContentType, getTeam } from '../teams/service'
 import { appendActivity, type ActivityEntry } from './activity'
-import { asDocument, changedLocales, dirtyLocales, fieldsChanged, PROTECTED_FIELDS, stampOf, stripStamp } from './document'
+import { asDocument, changedLocales, dirtyLocales, fieldsChanged, PROTECTED_FIELDS, same, stampOf, stripStamp } from './document'
 import { draftId, isStorableId, isValidCanonicalId, parseId } from './ids'
 import { pageFieldProblem } from '../webhooks/urls'
 import { Document, DocumentInput, type DocumentView } from './model'
@@ -78,7 +78,6 @@ export function writeDocument(
   const clean = stripStamp(input.doc)
   const body: Document = { ...clean, id: input.doc.id, contentType: type.name, fields: clean.fields ?? {}, locales: clean.locales ?? {} }
   const unknown = Object.keys(body.locales).filter((l) => !team.locales.includes(l))
-  if (unknown.length > 0) throw badRequest('unknown_locale', `Unknown locale(s): ${echoList(unknown)}.`)
   if (type.urls) {
     const problem = pageFieldProblem(body)
     if (problem) throw badRequest(problem.code, problem.message)
@@ -97,6 +96,7 @@ export function writeDocument(
         // A soft-deleted document does not exist for If-Match (`*` must not bring it back).
         if (!ifMatchHolds(input.ifMatch, current && !current.deletedAt ? current.changeVector : null)) throw conflict()
         const before = kind === 'draft' ? (current && !current.deletedAt ? current : canonical) : canonical
+        refuseUnknownLocales(unknown, body, before)
         // A draft's dirty locales are those that differ from what is live. A published canonical
         // rewritten in place stays published, so it keeps carrying the stamp of its last publish
         // (spec.md: a published canonical carries the stamp; the write itself adds none, and the
@@ -124,6 +124,19 @@ export function writeDocument(
   } catch (e) {
     if (e instanceof ConcurrencyError) throw conflict()
     throw e
+  }
+}
+
+/**
+ * A write may carry only the team's locales, except one removed from the team since: its
+ * content is kept as the document holds it (README "site.changed"), so a document written before
+ * the removal stays editable in its other locales. Adding or changing such a locale is refused.
+ */
+function refuseUnknownLocales(unknown: string[], body: Document, before: DocumentRow | null) {
+  const kept = before ? asDocument(before.body).locales : {}
+  const refused = unknown.filter((l) => !Object.hasOwn(kept, l) || !same(kept[l], body.locales[l]))
+  if (refused.length > 0) {
+    throw badRequest('unknown_locale', `Unknown locale(s): ${echoList(refused)}. A locale removed from the team is kept as the document holds it; it cannot be added or changed.`)
   }
 }
 

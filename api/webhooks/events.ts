@@ -9,6 +9,7 @@ import { raw } from '../../db/store'
 import { getContentType, getTeam } from '../teams/service'
 import type { EventPayload, EventType } from './model'
 import { computeUrls, pagesFrom, toPageNode, type PageNode, type PageSource } from './urls'
+import { same } from '../content/document'
 
 export interface PublishedChange {
   teamId: string
@@ -52,7 +53,6 @@ export function recordChangedInPlace(tx: Tx, change: { teamId: string; before: D
   if (!before?.published || before.deletedAt || !after.published) return
   const b = before.body as { fields?: unknown; locales?: Record<string, unknown> }
   const a = after.body as { fields?: unknown; locales?: Record<string, unknown> }
-  const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y)
   const all = [...new Set([...Object.keys(b.locales ?? {}), ...Object.keys(a.locales ?? {})])]
   const changed = all.filter((l) => !same(b.locales?.[l], a.locales?.[l]))
   if (changed.length === 0 && same(b.fields, a.fields)) return
@@ -96,8 +96,9 @@ function documentEvent(tx: Tx, e: DocumentEvent): void {
     v: 2, eventType: e.eventType, eventId: Bun.randomUUIDv7(), occurredAt: new Date().toISOString(),
     teamId: e.teamId, workspaceId: team.workspaceId, userId: e.userId, documentId: e.row.id,
     // Sorted whatever the caller's order (a publish listed the draft's key order, an in-place
-    // edit its sorted changes), so one document's events name locales alike.
-    collection: e.row.collection, locales: [...e.locales].sort(), status: e.status, ...urls,
+    // edit its sorted changes), so one document's events name locales alike. Only the team's:
+    // content kept in a locale removed from the team is served in no language.
+    collection: e.row.collection, locales: e.locales.filter((l) => team.locales.includes(l)).sort(), status: e.status, ...urls,
   }, Date.now(), targets)
 }
 

@@ -171,7 +171,7 @@ describe('bad input gets a clear 4xx and writes nothing', () => {
     const res = await ctx.call('POST', base, { body: page('pages/many', locales) })
     expect(res.status).toBe(400)
     expect(res.body.error).toBe('unknown_locale')
-    expect(res.body.message).toBe(`Unknown locale(s): ${['x0', 'x1', 'x2', 'x3', 'x4'].map((p) => `${p}${'y'.repeat(32 - p.length)}...`).join(', ')} and 145 more.`)
+    expect(res.body.message).toBe(`Unknown locale(s): ${['x0', 'x1', 'x2', 'x3', 'x4'].map((p) => `${p}${'y'.repeat(32 - p.length)}...`).join(', ')} and 145 more. A locale removed from the team is kept as the document holds it; it cannot be added or changed.`)
   })
 
   test('a page slug that is not a string is 400 invalid_slug and a parent that is not an id 400 invalid_body; null means none', async () => {
@@ -444,5 +444,54 @@ describe('concurrent writers', () => {
     const entries = (await read('pages/busy/activity')).entries
     expect(entries).toHaveLength(500)
     expect(entries.slice(-2).map((e: { kind: string; locale: string }) => `${e.kind}:${e.locale}`)).toEqual(['EDIT:de', 'EDIT:en'])
+  })
+})
+
+describe('a locale removed from the team', () => {
+  test('stays in documents as it was: they remain editable in their other locales, the removed one cannot be changed', async () => {
+    const own = await createTestContext()
+    try {
+      const patch = (id: string, ops: unknown[]) => own.call('PATCH', `${base}?id=${enc(id)}`, { body: ops, headers: { 'content-type': 'application/json-patch+json' } })
+      await own.call('POST', base, { body: page('pages/about', { en: { title: 'About', slug: 'about' }, fr: { title: 'À propos', slug: 'a-propos' } }) })
+      expect((await own.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/about'] } })).body[0].status).toBe(0)
+      expect((await own.call('PUT', `/teams/${TEAM}/locales`, { body: { locales: ['en', 'de'], defaultLocale: 'en' } })).status).toBe(200)
+
+      // Editing English works on the draft, on the published canonical, and as a whole-document POST.
+      const draft = await patch('pages/about/draft', [{ op: 'replace', path: '/locales/en/title', value: 'About us' }])
+      expect(draft.status).toBe(200)
+      expect(draft.body.locales).toEqual({ en: { title: 'About us', slug: 'about' }, fr: { title: 'À propos', slug: 'a-propos' } })
+      expect(draft.body.__dirtyLocales).toEqual(['en'])
+      expect((await patch('pages/about', [{ op: 'replace', path: '/locales/en/title', value: 'About' }])).status).toBe(200)
+      const whole = await own.call('POST', base, { body: page('pages/about/draft', { en: { title: 'About!', slug: 'about' }, fr: { title: 'À propos', slug: 'a-propos' } }) })
+      expect(whole.status).toBe(200)
+
+      // Changing or adding the removed locale is refused, naming it; nothing is written.
+      const cv = whole.body['@metadata']['@change-vector']
+      await own.call('POST', base, { body: page('pages/english') })
+      for (const res of [
+        await patch('pages/about/draft', [{ op: 'replace', path: '/locales/fr/title', value: 'Nouveau' }]),
+        await patch('pages/english', [{ op: 'add', path: '/locales/fr', value: { title: 'x', slug: 'x' } }]),
+        await own.call('POST', base, { body: page('pages/new', { en: { title: 'N', slug: 'n' }, fr: { title: 'N', slug: 'n' } }) }),
+      ]) {
+        expect(res.status).toBe(400)
+        expect(res.body).toEqual({ error: 'unknown_locale', message: 'Unknown locale(s): fr. A locale removed from the team is kept as the document holds it; it cannot be added or changed.' })
+      }
+      expect((await own.call('GET', `${base}?id=pages/english`)).body.locales).toEqual({ en: { title: 'T', slug: 's' } })
+      expect((await own.call('GET', `${base}?id=pages/about/draft`)).body['@metadata']['@change-vector']).toBe(cv)
+      expect((await own.call('GET', `${base}?id=pages/new`)).status).toBe(404)
+
+      // Its content goes live with the rest, but the event names only the team's locales.
+      await own.call('POST', `/teams/${TEAM}/webhooks`, { body: { label: 'site', provider: 'custom', target: 'https://example.com/hook' } })
+      expect((await own.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/about'] } })).body[0].document.locales.fr).toEqual({ title: 'À propos', slug: 'a-propos' })
+      const event = JSON.parse((own.db.$client.query('SELECT payload FROM outbox_events').get() as { payload: string }).payload)
+      expect({ locales: event.locales, urls: event.urls }).toEqual({ locales: ['en'], urls: { en: '/about' } })
+
+      // Removing it is an edit like any other; it cannot come back after that.
+      const dropped = await patch('pages/about/draft', [{ op: 'remove', path: '/locales/fr' }])
+      expect(dropped.body.locales).toEqual({ en: { title: 'About!', slug: 'about' } })
+      expect((await own.call('POST', base, { body: page('pages/about/draft', { en: { title: 'About!', slug: 'about' }, fr: { title: 'À propos', slug: 'a-propos' } }) })).body.error).toBe('unknown_locale')
+    } finally {
+      own.close()
+    }
   })
 })
