@@ -5,7 +5,7 @@ import { Elysia } from 'elysia'
 import { swagger } from '@elysiajs/swagger'
 import { match, P } from 'ts-pattern'
 import { ValueErrorType } from '@sinclair/typebox/errors'
-import { AppError, BatchError, ProblemError } from './errors'
+import { AppError, BatchError, echoList, ProblemError } from './errors'
 import { authenticateRequest } from './auth'
 import { normalizeOpenApi } from './openapi'
 import { checkDepth, isJsonMediaType, isUtf8Charset, readJsonBody } from './body'
@@ -140,13 +140,19 @@ export function createApp(deps: AppDeps) {
   const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: serverBodyCap(max) } })
     .onRequest(({ request }) => {
       // Authenticate before parsing or validating: an anonymous caller learns nothing about bodies.
-      const path = new URL(request.url).pathname
-      if (!open.test(path)) {
+      const url = new URL(request.url)
+      if (!open.test(url.pathname)) {
         try {
           authenticateRequest(deps.db, request)
         } catch (e) {
           return errorResponse(e, 'UNKNOWN', deps.log)
         }
+      }
+      // Every query parameter names one value: `?id=a&id=b` was read as `b`, so a PATCH could
+      // land on another document than the client's first `id` said.
+      const repeated = repeatedQueryKeys(url.searchParams)
+      if (repeated.length > 0) {
+        return json(400, { error: 'invalid_body', message: `A query parameter may be given once; repeated: ${echoList(repeated)}.` })
       }
       const length = request.headers.get('content-length')
       // Bodies are JSON only (README "API"): a form or multipart body is refused, not parsed into
@@ -225,6 +231,14 @@ export function createApp(deps: AppDeps) {
     .use(webhookRoutes(deps))
     .use(teamRoutes(deps))
   return app
+}
+
+/** Query parameter names that occur more than once, each named once. */
+function repeatedQueryKeys(params: URLSearchParams): string[] {
+  const seen = new Set<string>()
+  const repeated = new Set<string>()
+  for (const key of params.keys()) (seen.has(key) ? repeated : seen).add(key)
+  return [...repeated]
 }
 
 const routeMatchers = new WeakMap<readonly unknown[], { method: string; path: RegExp }[]>()

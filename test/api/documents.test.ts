@@ -166,6 +166,25 @@ describe('bad input gets a clear 4xx and writes nothing', () => {
     expect((await ctx.call('POST', base, { body: product })).status).toBe(200)
   })
 
+  test('a query parameter given twice is 400 invalid_body on every route, and nothing is written', async () => {
+    await ctx.call('POST', base, { body: page('pages/twice') })
+    const before = await read('pages/twice')
+    const patch = [{ op: 'add', path: '/fields/sku', value: 'x' }]
+    for (const [method, url, body] of [
+      ['PATCH', `${base}?id=pages/twice&id=pages/home`, patch],
+      ['PATCH', `${base}?id=pages/twice&id=pages/twice`, patch],
+      ['GET', `${base}?id=pages/home&id=pages/twice`, undefined],
+      ['GET', `/content/versions/${TEAM}?id=pages/home&version=a&version=b`, undefined],
+    ] as const) {
+      const res = await ctx.call(method, url, { body, headers: method === 'PATCH' ? { 'content-type': 'application/json-patch+json' } : {} })
+      expect({ url, status: res.status, body: res.body }).toEqual({ url, status: 400, body: { error: 'invalid_body', message: `A query parameter may be given once; repeated: ${url.includes('version=a') ? 'version' : 'id'}.` } })
+    }
+    expect(await read('pages/twice')).toEqual(before)
+    expect((await read('pages/home')).fields).toEqual({ parent: null })
+    // Still after authentication: a caller without a token learns nothing.
+    expect((await ctx.call('GET', `${base}?id=a&id=b`, { token: null })).status).toBe(401)
+  })
+
   test('unknown locales are named back at most five, each cut to 32 characters', async () => {
     const locales = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`x${i}${'y'.repeat(200)}`, { title: 'T' }]))
     const res = await ctx.call('POST', base, { body: page('pages/many', locales) })
