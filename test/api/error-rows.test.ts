@@ -1,0 +1,98 @@
+/**
+ * Error rows of spec.md, contract.md and the README asserted whole: status, Content-Type, body
+ * shape and code together (other files test the same refusals for what they leave unchanged).
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { createTestContext, enc, TEAM, TOKENS, type TestContext } from '../helpers'
+import { applySnapshot, applyVersion, ID, ok, publishedTwice } from '../restore/fixtures'
+
+let ctx: TestContext
+let v1: string
+beforeAll(async () => { ctx = await createTestContext(); ({ v1 } = await publishedTwice(ctx)) })
+afterAll(() => ctx.close())
+
+const JSON_CT = /^application\/json/
+function expectError(res: { status: number; body: any; headers: Headers }, status: number, code: string) {
+  expect({ status: res.status, ct: JSON_CT.test(res.headers.get('content-type') ?? ''), body: res.body })
+    .toEqual({ status, ct: true, body: { error: code, message: expect.any(String) } })
+}
+const SNAP = `${ID}/snapshot/AAAAAAAAAAAAAAAAAAAAAA`
+
+test('the version list of a soft-deleted canonical is 404 not_found', async () => {
+  await ok(ctx.call('POST', `/content/${TEAM}`, { body: { id: 'pages/gone', contentType: 'page' } }))
+  await ok(ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/gone'] } }))
+  await ok(ctx.call('POST', `/content/delete/${TEAM}`, { body: { ids: ['pages/gone'] } }))
+  expectError(await ctx.call('GET', `/content/versions/${TEAM}?id=pages/gone`), 404, 'not_found')
+})
+
+test('version endpoint errors: missing_id, sibling_id, not_content, bad_paging, bad_reference, not_found', async () => {
+  expectError(await ctx.call('GET', `/content/versions/${TEAM}`), 400, 'missing_id')
+  expectError(await ctx.call('GET', `/content/version/${TEAM}?id=${enc(ID + '/draft')}&version=QQ`), 400, 'sibling_id')
+  expectError(await ctx.call('GET', `/content/version/${TEAM}?id=${enc(ID + '/activity')}&version=QQ`), 400, 'not_content')
+  expectError(await ctx.call('GET', `/content/versions/${TEAM}?id=${ID}&start=-1`), 400, 'bad_paging')
+  expectError(await ctx.call('GET', `/content/version/${TEAM}?id=${ID}`), 400, 'bad_reference') // README: missing version
+  expectError(await ctx.call('GET', `/content/version/${TEAM}?id=${ID}&version=${enc(Buffer.from('A:999999-x').toString('base64url'))}`), 404, 'not_found')
+})
+
+test('an unknown token is 401 unauthorized, a missing capability 403 forbidden', async () => {
+  expectError(await ctx.call('GET', `/content/versions/${TEAM}?id=${ID}`, { token: 'not-a-token' }), 401, 'unauthorized')
+  expectError(await ctx.call('GET', `/content/versions/${TEAM}?id=${ID}`, { token: TOKENS.webhooks }), 403, 'forbidden')
+  expectError(await ctx.call('POST', `/content/publish/${TEAM}`, { token: TOKENS.translator, body: { ids: [ID] } }), 403, 'forbidden')
+})
+
+test('apply-snapshot: missing_snapshot_id and mismatch', async () => {
+  const a = await applySnapshot(ctx, { documentId: ID })
+  expectError(a, 400, 'missing_snapshot_id')
+  const b = await applySnapshot(ctx, { snapshotId: SNAP, documentId: 'pages/home' })
+  expectError(b, 400, 'mismatch')
+})
+
+test('history: missing_id, sibling_id, 401, 403', async () => {
+  expectError(await ctx.call('GET', `/content/history/${TEAM}`), 400, 'missing_id')
+  expectError(await ctx.call('GET', `/content/history/${TEAM}?id=${enc(ID + '/draft')}`), 400, 'sibling_id')
+  expectError(await ctx.call('GET', `/content/history/${TEAM}?id=${ID}`, { token: null }), 401, 'unauthorized')
+  expectError(await ctx.call('GET', `/content/history/${TEAM}?id=${ID}`, { token: TOKENS.outsider }), 403, 'forbidden')
+})
+
+test('snapshot rename and revoke: missing_id, invalid_id, not_found, invalid_name', async () => {
+  expectError(await ctx.call('PATCH', `/content/snapshots/${TEAM}`, { body: { name: 'x' } }), 400, 'missing_id')
+  expectError(await ctx.call('PATCH', `/content/snapshots/${TEAM}?id=${enc(ID)}`, { body: { name: 'x' } }), 400, 'invalid_id')
+  expectError(await ctx.call('PATCH', `/content/snapshots/${TEAM}?id=${enc(SNAP)}`, { body: { name: 'x' } }), 404, 'not_found')
+  expectError(await ctx.call('PATCH', `/content/snapshots/${TEAM}?id=${enc(SNAP)}`, { body: { name: 'x'.repeat(201) } }), 400, 'invalid_name')
+  expectError(await ctx.call('POST', `/content/snapshots/revoke/${TEAM}`, { body: {} }), 400, 'missing_id')
+  expectError(await ctx.call('POST', `/content/snapshots/revoke/${TEAM}`, { body: { id: `${ID}/draft` } }), 400, 'invalid_id')
+  expectError(await ctx.call('POST', `/content/snapshots/revoke/${TEAM}`, { body: { id: SNAP } }), 404, 'not_found')
+})
+
+test('document reads: missing_id, not_found (also for a hostile id); 413 payload_too_large', async () => {
+  expectError(await ctx.call('GET', `/content/${TEAM}`), 400, 'missing_id')
+  expectError(await ctx.call('GET', `/content/${TEAM}?id=nope`), 404, 'not_found')
+  expectError(await ctx.call('GET', `/content/${TEAM}?id=${enc('../../x')}`), 404, 'not_found')
+  expectError(await ctx.call('POST', `/content/${TEAM}`, { body: { id: 'pages/x', contentType: 'page', locales: { en: { title: 'x'.repeat(1_100_000) } } } }), 413, 'payload_too_large')
+})
+
+test('webhook management: invalid_body, invalid_target, not_found, 401, 403, invalid_event_type, delivery_in_progress', async () => {
+  const base = `/teams/${TEAM}/webhooks`
+  const w = { token: TOKENS.webhooks }
+  expectError(await ctx.call('POST', base, { ...w, body: { label: 'x', provider: 'ftp', target: 'https://a.example/x' } }), 400, 'invalid_body')
+  expectError(await ctx.call('POST', base, { ...w, body: { label: 'x', provider: 'custom', target: 'not a url' } }), 400, 'invalid_target')
+  expectError(await ctx.call('GET', `${base}/nope`, w), 404, 'not_found')
+  expectError(await ctx.call('DELETE', `${base}/nope`, w), 404, 'not_found')
+  expectError(await ctx.call('POST', `${base}/nope/test`, w), 404, 'not_found')
+  expectError(await ctx.call('POST', base, { token: null, body: {} }), 401, 'unauthorized')
+  expectError(await ctx.call('GET', base, { token: TOKENS.translator }), 403, 'forbidden')
+  const hook = await ok(ctx.call('POST', base, { ...w, body: { label: 'x', provider: 'custom', target: 'http://127.0.0.1:4629/x' } }), 201)
+  expectError(await ctx.call('POST', `${base}/${hook.id}/test?eventType=nope`, w), 400, 'invalid_event_type')
+  expectError(await ctx.call('POST', `${base}/${hook.id}/deliveries/nope/redeliver`, w), 404, 'not_found')
+  // 409 delivery_in_progress: an outbox row under a live lease (what a dispatcher claim leaves)
+  await ok(ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [ID] } }))
+  const [delivery] = await ok(ctx.call('GET', `${base}/${hook.id}/deliveries`, w))
+  ctx.db.$client.query('UPDATE outbox SET lease_token = ?, lease_expires_at = ? WHERE event_id = ? AND webhook_id = ?')
+    .run('lease', Date.now() + 60_000, delivery.eventId, hook.id)
+  expectError(await ctx.call('POST', `${base}/${hook.id}/deliveries/${delivery.eventId}/redeliver`, w), 409, 'delivery_in_progress')
+})
+
+test('a restore under a stale If-Match is the 409 batch list with the concurrent-change reason', async () => {
+  const res = await applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1 }, { headers: { 'if-match': '"A:1-nonode"' } })
+  expect({ status: res.status, body: res.body }).toEqual({ status: 409, body: [{ id: ID, status: 1, reason: 'The draft changed while restoring. Save your pending edits and retry.' }] })
+})
