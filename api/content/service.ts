@@ -53,6 +53,9 @@ export function readDocument(db: Db, teamId: string, id: string | undefined) {
 const invalidId = () =>
   badRequest('invalid_id', 'The id must be a canonical id (path segments, no `.`/`..`, at most 480 characters, well-formed unicode, not ending in a reserved `/draft`, `/scheduled`, `/activity` or `/snapshot` segment) or `<id>/draft`.')
 const conflict = () => new AppError(409, 'conflict', 'The document was changed by someone else; re-read it and retry.')
+/** An If-Match that does not hold: the caller's copy is stale, or the document does not exist (`*`). */
+const ifMatchFailed = () =>
+  new AppError(409, 'conflict', 'The document is not at the version If-Match names: it changed since you read it, or it does not exist (deleted documents do not). Re-read it and retry.')
 
 /**
  * Creates or replaces a canonical or draft. The stamp, `__dirtyLocales`, `@metadata` and a
@@ -94,7 +97,7 @@ export function writeDocument(
         }
         const current = loadDoc(tx, teamId, input.doc.id)
         // A soft-deleted document does not exist for If-Match (`*` must not bring it back).
-        if (!ifMatchHolds(input.ifMatch, current && !current.deletedAt ? current.changeVector : null)) throw conflict()
+        if (!ifMatchHolds(input.ifMatch, current && !current.deletedAt ? current.changeVector : null)) throw ifMatchFailed()
         const before = kind === 'draft' ? (current && !current.deletedAt ? current : canonical) : canonical
         refuseUnknownLocales(unknown, body, before)
         // A draft's dirty locales are those that differ from what is live. A published canonical
@@ -184,7 +187,7 @@ export function patchDocument(db: Db, input: { teamId: string; userId: string; i
     const base = current ?? (kind === 'draft' ? loadLive(db, input.teamId, canonicalId) : null)
     if (!base) throw notFound('Document not found.')
     // The caller's If-Match is checked against what the patch applies to.
-    if (!ifMatchHolds(input.ifMatch, current?.changeVector ?? null)) throw conflict()
+    if (!ifMatchHolds(input.ifMatch, current?.changeVector ?? null)) throw ifMatchFailed()
     const doc = stripStamp(structuredClone(base.body))
     let result: Record<string, unknown>
     try {

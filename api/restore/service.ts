@@ -23,6 +23,8 @@ import type { RestoreCommand } from './request'
 import { localeListProblem, mergeRestore, pruneAndAppend } from './rules'
 
 export const CONCURRENT_CHANGE = 'The draft changed while restoring. Save your pending edits and retry.'
+/** An If-Match that does not hold: the caller's copy is stale, or there is no draft (`*`). */
+export const IF_MATCH_FAILED = 'The draft is not at the version If-Match names: it changed since you read it, or there is no draft. Save your pending edits, re-read it and retry.'
 
 export interface RestoreOptions {
   /** The caller's `If-Match` header, checked against the draft's change vector (api/content/if-match.ts). */
@@ -54,7 +56,7 @@ export function restore(db: Db, caller: Caller, cmd: RestoreCommand, opts: Resto
   const state = db.transaction((tx) => readState(tx, caller, cmd, now, fail), { behavior: 'deferred' })
   const { canonical, draft, activity } = state
   if (!ifMatchHolds(opts.ifMatch, draft?.changeVector ?? null)) {
-    throw fail(409, CONCURRENT_CHANGE)
+    throw fail(409, IF_MATCH_FAILED)
   }
 
   const body = mergeRestore({

@@ -65,7 +65,9 @@ export function toRecord(row: WebhookRow): WebhookRecord {
   }
 }
 
-function validate(w: Pick<WebhookRow, 'provider' | 'target' | 'options'>, allowPrivate: boolean) {
+function validate(w: Pick<WebhookRow, 'label' | 'provider' | 'target' | 'options'>, allowPrivate: boolean) {
+  // SQLite stores UTF-8: a lone surrogate would be read back as U+FFFD, not what was answered.
+  if (!w.label.isWellFormed()) throw badRequest('invalid_body', '`label` must be well-formed text (no lone surrogates).')
   const problem = checkTargetSyntax(w.target, allowPrivate)
   if (problem) throw badRequest('invalid_target', problem)
   if (w.provider === 'github') {

@@ -9,6 +9,7 @@ afterAll(() => ctx.close())
 const base = `/content/${TEAM}`
 const page = (id: string, locales: Record<string, Record<string, unknown>> = { en: { title: 'T', slug: 's' } }, fields: Record<string, unknown> = { parent: 'pages/home' }) => ({ id, contentType: 'page', fields, locales })
 const read = async (id: string) => (await ctx.call('GET', `${base}?id=${enc(id)}`)).body
+const IF_MATCH_FAILED = 'The document is not at the version If-Match names: it changed since you read it, or it does not exist (deleted documents do not). Re-read it and retry.'
 const strip = ({ '@metadata': _m, ...rest }: Record<string, unknown>) => rest
 
 describe('POST /content/{activeTeam}', () => {
@@ -81,7 +82,7 @@ describe('POST /content/{activeTeam}', () => {
     await ctx.call('POST', base, { body: page('pages/etag', { en: { title: 'second', slug: 's' } }) })
     const res = await ctx.call('POST', base, { body: page('pages/etag', { en: { title: 'third', slug: 's' } }), headers: { 'if-match': `"${stale}"` } })
     expect(res.status).toBe(409)
-    expect(res.body).toEqual({ error: 'conflict', message: expect.any(String) })
+    expect(res.body).toEqual({ error: 'conflict', message: IF_MATCH_FAILED })
     expect((await read('pages/etag')).locales.en.title).toBe('second')
   })
 
@@ -114,7 +115,8 @@ describe('POST /content/{activeTeam}', () => {
     expect((await ctx.call('POST', `/content/delete/${TEAM}`, { body: { ids: ['pages/im'] } })).body[0].status).toBe(0)
     for (const ifMatch of ['*', etag]) {
       const back = await post(ifMatch, 'back')
-      expect({ ifMatch, status: back.status, body: back.body }).toEqual({ ifMatch, status: 409, body: { error: 'conflict', message: expect.any(String) } })
+      // Said as it is: the document does not exist (not "changed by someone else").
+      expect({ ifMatch, status: back.status, body: back.body }).toEqual({ ifMatch, status: 409, body: { error: 'conflict', message: IF_MATCH_FAILED } })
     }
     expect((await ctx.call('GET', `${base}?id=pages/im`)).status).toBe(404)
   })

@@ -92,7 +92,7 @@ test('webhook management: invalid_body, invalid_target, not_found, 401, 403, inv
   expectError(await ctx.call('POST', `${base}/${hook.id}/deliveries/${delivery.eventId}/redeliver`, w), 409, 'delivery_in_progress')
 })
 
-test('a restore under a stale If-Match is the 409 batch list with the concurrent-change reason', async () => {
+test('a restore under a stale If-Match is the 409 batch list, its reason saying so', async () => {
   const res = await applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1 }, { headers: { 'if-match': '"A:1-nonode"' } })
-  expect({ status: res.status, body: res.body }).toEqual({ status: 409, body: [{ id: ID, status: 1, reason: 'The draft changed while restoring. Save your pending edits and retry.' }] })
+  expect({ status: res.status, body: res.body }).toEqual({ status: 409, body: [{ id: ID, status: 1, reason: 'The draft is not at the version If-Match names: it changed since you read it, or there is no draft. Save your pending edits, re-read it and retry.' }] })
 })

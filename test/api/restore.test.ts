@@ -164,7 +164,7 @@ test('rule 5: a stale If-Match is refused with 409 and changes nothing', async (
   const activityBefore = (await read(ctx, `${ID}/activity`)).body
   const res = await applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1 }, { headers: { 'if-match': `"${cv(seen)}"` } })
   expect(res.status).toBe(409)
-  expect(res.body).toEqual([{ id: ID, status: 1, reason: 'The draft changed while restoring. Save your pending edits and retry.' }])
+  expect(res.body).toEqual([{ id: ID, status: 1, reason: 'The draft is not at the version If-Match names: it changed since you read it, or there is no draft. Save your pending edits, re-read it and retry.' }])
   expect((await read(ctx, `${ID}/draft`)).body).toEqual(draftBefore)
   expect((await read(ctx, `${ID}/activity`)).body).toEqual(activityBefore)
   // Re-read and retry: it lands.
@@ -175,7 +175,7 @@ test('rule 5: a stale If-Match is refused with 409 and changes nothing', async (
 test('rule 5: If-Match `*` holds when a draft exists, a list when one tag is the draft, a weak tag never', async () => {
   const { v1 } = await publishedTwice(ctx)
   const restoreWith = (ifMatch: string) => applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales: ['en'] }, { headers: { 'if-match': ifMatch } })
-  const conflict = [{ id: ID, status: 1, reason: 'The draft changed while restoring. Save your pending edits and retry.' }]
+  const conflict = [{ id: ID, status: 1, reason: 'The draft is not at the version If-Match names: it changed since you read it, or there is no draft. Save your pending edits, re-read it and retry.' }]
   // No draft yet: `*` does not hold.
   expect(await restoreWith('*').then((r) => ({ status: r.status, body: r.body }))).toEqual({ status: 409, body: conflict })
   const seen = await put(ctx, DRAFT)

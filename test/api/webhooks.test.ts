@@ -72,6 +72,16 @@ test('a short or whitespace secret is refused on create and on update; the store
   expect(kept.body.secret).toBeUndefined()
 })
 
+test('a label with a lone surrogate is 400 invalid_body on create and update (it would be stored as U+FFFD, not as answered)', async () => {
+  const refused = { status: 400, body: { error: 'invalid_body', message: '`label` must be well-formed text (no lone surrogates).' } }
+  const res = await create({ label: 'Bad \ud800', provider: 'custom', target: rx.url })
+  expect({ status: res.status, body: res.body }).toEqual(refused)
+  const hook = (await create({ label: 'Fine ünïcødé 🚀', provider: 'custom', target: rx.url })).body
+  const patched = await ctx.call('PATCH', `${base}/${hook.id}`, { token: TOKENS.webhooks, body: { label: '\udfffx' } })
+  expect({ status: patched.status, body: patched.body }).toEqual(refused)
+  expect((await ctx.call('GET', `${base}/${hook.id}`, { token: TOKENS.webhooks })).body.label).toBe('Fine ünïcødé 🚀')
+})
+
 test('a secret with a lone surrogate or a control character is invalid_secret (it would be stored as another key)', async () => {
   for (const secret of ['\ud800'.repeat(32), '\u0000'.repeat(32), `${OWN}\u0007`]) {
     const res = await create({ label: 'Odd', provider: 'custom', target: rx.url, secret })
