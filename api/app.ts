@@ -103,9 +103,22 @@ function namedFailure(error: unknown): string | undefined {
   return typeof first.value === 'string' ? INVALID[first.path] : undefined
 }
 
+type SchemaError = { path?: string; message?: string; type?: number; schema?: { anyOf?: { const?: unknown; type?: string }[] } }
+
 function validationMessage(error: unknown): string {
-  const first = (error as { all?: { path?: string; message?: string }[] }).all?.[0]
-  return first ? `Invalid request: ${first.path || 'body'} ${first.message ?? ''}`.trim() : 'Invalid request.'
+  const first = (error as { all?: SchemaError[] }).all?.[0]
+  return first ? `Invalid request: ${first.path || 'body'} ${expectation(first)}`.trim() : 'Invalid request.'
+}
+
+/**
+ * TypeBox says "Expected union value" for every union; the caller needs the choices, e.g.
+ * `must be one of "content.published", "content.unpublished", "site.changed"` or `must be string or null`.
+ */
+function expectation(e: SchemaError): string {
+  const options = e.type === ValueErrorType.Union ? e.schema?.anyOf : undefined
+  if (!options?.length) return e.message ?? ''
+  if (options.every((o) => o.const !== undefined)) return `must be one of ${options.map((o) => JSON.stringify(o.const)).join(', ')}`
+  return `must be ${[...new Set(options.map((o) => (o.const !== undefined ? JSON.stringify(o.const) : (o.type ?? 'another value'))))].join(' or ')}`
 }
 
 /**

@@ -21,7 +21,16 @@ if (!hasAnyTeam(db)) {
 
 // Elysia asks Bun for SO_REUSEPORT by default: a second api on a busy port would then share it
 // and the kernel would split requests between two databases. A busy port is an error instead.
-const app = createApp({ db, config, log, metrics }).listen({ port: config.port, reusePort: false })
+const app = createApp({ db, config, log, metrics })
+try {
+  app.listen({ port: config.port, reusePort: false })
+} catch (e) {
+  // One line, like every other startup failure, not Elysia's stack trace. Exit 1, not 78: the
+  // port may be free again on systemd's next try.
+  const inUse = (e as { code?: string }).code === 'EADDRINUSE'
+  console.error(`api: cannot listen on PORT=${config.port}: ${inUse ? 'the port is in use by another process; stop it or set PORT to a free port' : (e as Error).message}`)
+  process.exit(1)
+}
 log.info({ port: config.port, databasePath: config.databasePath }, 'api listening')
 
 const stop = async (signal: string) => {

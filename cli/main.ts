@@ -17,6 +17,14 @@ if (!file || !(command === 'seed' || command === 'push-index')) {
   process.exit(2)
 }
 const config = loadConfigOrExit('cli')
+// The file first: a missing or broken file must not create (and migrate) a database on its way out.
+let input: unknown
+try {
+  input = await Bun.file(file).json()
+} catch (e) {
+  console.error(`${command} failed: cannot read ${JSON.stringify(file)}: ${(e as { code?: string }).code === 'ENOENT' ? 'no such file' : (e as Error).message}`)
+  process.exit(1)
+}
 const db = openDbOrExit('cli', config.databasePath)
 
 /** The team of a one-team database; with several, the command must name one. */
@@ -27,7 +35,6 @@ function onlyTeam(): string {
 }
 
 try {
-  const input = await Bun.file(file).json()
   // What `PUT /teams/{teamId}/content-index` takes: a JSON object (not null, an array or a string).
   if (command === 'push-index' && (input === null || typeof input !== 'object' || Array.isArray(input))) {
     throw new Error('the content index definition must be a JSON object')

@@ -11,6 +11,7 @@ import { contentTypes, memberships, teams, users } from '../db/schema'
 import { hashToken, CAPABILITIES } from '../api/auth'
 import { stripStamp } from '../api/content/document'
 import { writeDocument, loadLive } from '../api/content/service'
+import { AppError } from '../api/errors'
 import { publishBatch } from '../api/publish/service'
 import { getContentType, getTeam, hasAnyTeam } from '../api/teams/service'
 import { ContentTypeField, ContentTypeName, fieldsProblem, LocaleCode } from '../api/teams/model'
@@ -108,7 +109,13 @@ function apply(db: Db, metrics: Metrics | null, input: SeedFile) {
       const wanted = { ...input, fields: input.fields ?? {}, locales: input.locales ?? {} }
       const changed = !current || !sameContent(current.body, wanted)
       if (changed) {
-        writeDocument(db, { teamId: team.id, userId: CLI_USER, doc: wanted, mayChangeLive: true })
+        try {
+          writeDocument(db, { teamId: team.id, userId: CLI_USER, doc: wanted, mayChangeLive: true })
+        } catch (e) {
+          // The route's refusal, said of the seed file's entry that caused it.
+          if (e instanceof AppError) throw new Error(`Team ${team.id}, document ${doc.id}: ${e.message}`)
+          throw e
+        }
         report.documents++
       }
       if (published && (changed || !current?.published)) toPublish.push(doc.id)

@@ -3,8 +3,8 @@
  */
 import { Database } from 'bun:sqlite'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { mkdirSync, statSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import * as schema from './schema'
 import { migrateGuarded } from './migrate'
 
@@ -53,6 +53,14 @@ export function checkpoint(db: Db): void {
   db.$client.exec('PRAGMA wal_checkpoint(PASSIVE)')
 }
 
+const isDirectory = (path: string) => {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
 /**
  * `openDb()` for a process entry point: a database that cannot be opened (a directory, not
  * SQLite, not writable) is one line on stderr naming DATABASE_PATH, and exit 1.
@@ -61,7 +69,9 @@ export function openDbOrExit(processName: string, path: string, opts: { migrate?
   try {
     return openDb(path, opts)
   } catch (e) {
-    console.error(`${processName}: cannot use the database at DATABASE_PATH=${JSON.stringify(path)}: ${(e as Error).message}`)
+    // SQLite says only "unable to open database file" for a directory.
+    const reason = isDirectory(path) ? `it is a directory; name a file in it, e.g. DATABASE_PATH=${JSON.stringify(join(path, 'content.db'))}.` : (e as Error).message
+    console.error(`${processName}: cannot use the database at DATABASE_PATH=${JSON.stringify(path)}: ${reason}`)
     process.exit(1)
   }
 }

@@ -126,7 +126,7 @@ function freeCopyId(tx: Tx, teamId: string, id: string): string {
  */
 export function schedulePublish(db: Db, input: { teamId: string; userId: string; id: string; publishAt: string }) {
   const at = parseTimestamp(input.publishAt)
-  if (at === null) throw badRequest('invalid_body', '`publishAt` must be an RFC 3339 timestamp with its offset, e.g. `2030-01-01T09:00:00Z`.')
+  if (at === null) throw badRequest('invalid_body', '`publishAt` must be an RFC 3339 timestamp with its offset, e.g. `2030-01-01T09:00:00Z`, and a real calendar date.')
   if (parseId(input.id).kind !== 'canonical') throw badRequest('sibling_id', 'Schedule takes a canonical id.')
   if (!isValidCanonicalId(input.id)) throw badRequest('invalid_id', 'The id is not a valid canonical id.')
   return db.transaction(

@@ -77,7 +77,7 @@ export function writeDocument(
   const { kind, canonicalId } = parseId(input.doc.id)
   if ((kind !== 'canonical' && kind !== 'draft') || !isValidCanonicalId(canonicalId)) throw invalidId()
   const type = getContentType(db, teamId, input.doc.contentType)
-  if (!type) throw badRequest('unknown_content_type', `Unknown content type.`)
+  if (!type) throw badRequest('unknown_content_type', `Unknown content type: ${echoList([String(input.doc.contentType)])}.`)
   const clean = stripStamp(input.doc)
   const body: Document = { ...clean, id: input.doc.id, contentType: type.name, fields: clean.fields ?? {}, locales: clean.locales ?? {} }
   const unknown = Object.keys(body.locales).filter((l) => !team.locales.includes(l))

@@ -85,6 +85,9 @@ test('create errors', async () => {
     const res = await create(body)
     expect({ status: res.status, error: res.body.error, keys: Object.keys(res.body).sort() }).toEqual({ status, error, keys: ['error', 'message'] })
   }
+  // A time without its offset is valid ISO 8601: the message says what is missing, as schedule's does.
+  expect((await create({ documentId: ID, expiresAt: '2099-01-01T00:00:00' })).body.message)
+    .toBe('`expiresAt` must be an RFC 3339 timestamp with its offset, e.g. `2030-01-01T09:00:00Z`, and a real calendar date.')
 })
 
 test('rename and revoke errors', async () => {

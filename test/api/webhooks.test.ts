@@ -296,3 +296,14 @@ test('URLs come from the type before and after: a page that becomes a type witho
   expect((await publish(['pages/orphan'])).body[0].status).toBe(0)
   expect((await payloads())[0]).toMatchObject({ documentId: 'pages/orphan', urls: {}, scope: 'site' })
 })
+
+test('a value outside a fixed set is refused naming the choices, not "Expected union value"', async () => {
+  const events = await create({ label: 'x', provider: 'custom', target: rx.url, events: ['content.changed'] })
+  expect({ status: events.status, body: events.body }).toEqual({
+    status: 400, body: { error: 'invalid_body', message: 'Invalid request: /events/0 must be one of "content.published", "content.unpublished", "site.changed"' },
+  })
+  const provider = await create({ label: 'x', provider: 'ftp', target: rx.url })
+  expect(provider.body.message).toBe('Invalid request: /provider must be one of "custom", "netlify", "vercel", "github"')
+  const name = await ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: 'pages/home', name: 5 } })
+  expect({ status: name.status, body: name.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: 'Invalid request: /name must be string or null' } })
+})

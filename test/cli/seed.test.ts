@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from 'bun:test'
-import { rmSync, writeFileSync } from 'node:fs'
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { openDb } from '../../db/client'
@@ -165,11 +165,22 @@ test('a seed that fails partway writes nothing: no team, no document, no version
     )
     writeFileSync(file, JSON.stringify(seed))
     const res = runSeed(file, path)
-    expect({ code: res.code, err: res.err.includes('seed failed: Unknown content type.') }).toEqual({ code: 1, err: true })
+    // It names the file's entry and what is wrong with it.
+    expect({ code: res.code, err: res.err.split('\n').find((line) => line.startsWith('seed failed')) }).toEqual({ code: 1, err: 'seed failed: Team acme, document pages/bad: Unknown content type: nope.' })
     expect(JSON.stringify(state())).toBe(before)
   } finally {
     db.$client.close()
   }
+})
+
+test('a seed file that cannot be read fails before any database is created', () => {
+  const databasePath = join(dir, 'never', 'content.db')
+  for (const [file, reason] of [[join(dir, 'missing.json'), 'no such file'], [join(dir, 'broken.json'), 'JSON Parse error']] as const) {
+    if (file.endsWith('broken.json')) writeFileSync(file, '{"teams": [')
+    const res = runSeed(file, databasePath)
+    expect({ code: res.code, err: res.err.includes(`seed failed: cannot read ${JSON.stringify(file)}: ${reason}`) }).toEqual({ code: 1, err: true })
+  }
+  expect(existsSync(join(dir, 'never'))).toBe(false)
 })
 
 test('an invalid seed file fails with a message and exit code 1', () => {

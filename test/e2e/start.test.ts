@@ -38,7 +38,7 @@ test('bun start creates and seeds the database, serves the api, runs the dispatc
       stdout: 'ignore', stderr: 'pipe',
     })
     expect(await second.exited).not.toBe(0)
-    expect(await new Response(second.stderr).text()).toContain('EADDRINUSE')
+    expect(await new Response(second.stderr).text()).toContain(`api: cannot listen on PORT=${port}: the port is in use by another process`)
     const versions = await fetch(`http://127.0.0.1:${port}/content/versions/acme?id=pages/about`, { headers: { authorization: 'Bearer tok-editor' } })
     expect(versions.status).toBe(200)
     expect(((await versions.json()) as { rows: { publishedBy: string }[] }).rows[0]!.publishedBy).toBe('cli')

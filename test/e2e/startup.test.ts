@@ -40,6 +40,19 @@ test('a database that cannot be used stops the process at startup, naming DATABA
   for (const path of [notSqlite, directory]) {
     const { code, stderr } = await run(['api/main.ts'], { DATABASE_PATH: path, PORT: '0' })
     expect({ path, code, named: stderr.includes(`api: cannot use the database at DATABASE_PATH=${JSON.stringify(path)}`) }).toEqual({ path, code: 1, named: true })
+    if (path === directory) expect(stderr.trim()).toEndWith('it is a directory; name a file in it, e.g. DATABASE_PATH=' + JSON.stringify(join(directory, 'content.db')) + '.')
+  }
+}, 30_000)
+
+test('a port in use stops the api with one line naming PORT (not a stack trace), exit 1', async () => {
+  const taken = Bun.serve({ port: 0, hostname: '0.0.0.0', fetch: () => new Response('taken') })
+  try {
+    const { code, stderr } = await run(['api/main.ts'], { DATABASE_PATH: join(dir, 'busy-port', 'content.db'), PORT: String(taken.port) })
+    expect({ code, lines: stderr.trim().split('\n') }).toEqual({
+      code: 1, lines: [`api: cannot listen on PORT=${taken.port}: the port is in use by another process; stop it or set PORT to a free port`],
+    })
+  } finally {
+    taken.stop(true)
   }
 }, 30_000)
 
