@@ -54,14 +54,32 @@ export const Metadata = t.Object(
 export const DocumentView = t.Object({ ...Document.properties, '@metadata': Metadata }, { additionalProperties: true })
 export type DocumentView = Static<typeof DocumentView>
 
-/** An activity document (`<id>/activity`), as `GET /content` serves it. */
+/** One entry of an activity document (api/content/activity.ts). */
+export const ActivityEntry = t.Object(
+  {
+    kind: t.Union([t.Literal('EDIT'), t.Literal('APPLY_REVISION'), t.Literal('APPLY_SNAPSHOT')]),
+    locale: t.Union([t.String(), t.Null()], { description: 'The locale an entry concerns; `null` for non-localizable fields or the whole document' }),
+    userId: t.String(),
+    at: t.String({ description: 'ISO 8601, UTC' }),
+    source: t.Optional(t.String({ description: 'Restore entries: the version reference or snapshot id restored from' })),
+    locales: t.Optional(t.Union([t.Array(t.String()), t.Null()], { description: 'Restore entries: the locales restored; `null` for all' })),
+  },
+  { additionalProperties: false },
+)
+export type ActivityEntry = Static<typeof ActivityEntry>
+
+/**
+ * An activity document (`<id>/activity`), as `GET /content` serves it. Closed (no other
+ * properties), unlike a document: a generated client tells the two apart with
+ * `'contentType' in data`, which an open schema (an index signature) would not allow.
+ */
 export const ActivityView = t.Object(
   {
     id: t.String({ description: '`<id>/activity`' }),
-    entries: t.Array(t.Object({ kind: t.String(), at: t.String() }, { additionalProperties: true }), { description: 'Newest last, at most 500' }),
+    entries: t.Array(ActivityEntry, { description: 'Newest last, at most 500' }),
     '@metadata': Metadata,
   },
-  { additionalProperties: true },
+  { additionalProperties: false },
 )
 
 /** `If-Match: "<change vector>"` (the ETag a read gave) makes a write conditional: 409 when the document moved on. */

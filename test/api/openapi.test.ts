@@ -120,3 +120,27 @@ test('the document is the same before and after the routes have answered (a gene
     fresh.close()
   }
 })
+
+/** A schema with its `$ref` (to `#/components/schemas/...`) followed, if it has one. */
+const deref = (doc: any, schema: any): any => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema)
+
+test('GET /content answers a document or a closed activity document, so `\'contentType\' in data` narrows a generated client', async () => {
+  const doc = (await ctx.call('GET', '/swagger/json', { token: null })).body
+  const branches = doc.paths['/content/{activeTeam}'].get.responses['200'].content['application/json'].schema.anyOf.map((b: any) => deref(doc, b))
+  const [document, activity] = branches
+  expect(document.required).toContain('contentType')
+  // Open (extra properties allowed) would give the activity type an index signature, and then
+  // `contentType`, `fields` and `locales` stay `unknown` after `'contentType' in data`.
+  expect(activity.additionalProperties).toBe(false)
+  expect(Object.keys(activity.properties).sort()).toEqual(['@metadata', 'entries', 'id'])
+  expect(deref(doc, activity.properties.entries.items).additionalProperties).toBe(false)
+  // Runtime response validation is on: a real activity document (edits, then a restore) still passes.
+  await ctx.call('POST', `/content/${TEAM}`, { body: { id: 'pages/narrow', contentType: 'page', locales: { en: { title: 'A', slug: 'narrow' } } } })
+  await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/narrow'] } })
+  const versions = await ctx.call('GET', `/content/versions/${TEAM}?id=pages/narrow`)
+  const restored = await ctx.call('POST', `/content/apply-version/${TEAM}`, { body: { kind: 'revision', documentId: 'pages/narrow', version: versions.body.rows[0].version, locales: ['en'] } })
+  expect(restored.status).toBe(200)
+  const read = await ctx.call('GET', `/content/${TEAM}?id=pages/narrow/activity`)
+  expect(read.status).toBe(200)
+  expect(read.body.entries.map((e: any) => e.kind)).toEqual(['EDIT', 'APPLY_REVISION'])
+})
