@@ -19,9 +19,16 @@
  * - routes marked `x-etag` declare the `ETag` header of their 200 answer; `x-responses`
  *   (status to text) describes a route's own answers where the common text would mislead;
  * - Elysia's coercing `t.Integer`/`t.Numeric` (an integer, or a string holding one, for query
- *   text) is documented as the number it is, and a whole numeric `const` as an integer.
+ *   text) is documented as the number it is, and a whole numeric `const` as an integer;
+ * - a schema listed in `NAMED` (its `title`, given in the feature's model.ts, is its name:
+ *   `Document`, `BatchItem`, `Error`, ...) is written once under `components.schemas` and referred
+ *   to by `$ref` everywhere it occurs, so generated clients get a type of that name.
  */
-import { ErrorBody } from './content/model'
+import { ActivityEntry, ActivityView, BatchItem, Document, DocumentInput, DocumentView, ErrorBody, FailureList, Metadata } from './content/model'
+import { ProblemBody } from './restore/model'
+import { SnapshotRecord } from './snapshots/model'
+import { VersionPage, VersionRow } from './versions/model'
+import { AttemptView, DeliveryView, TestResult, WebhookCreate, WebhookRecord, WebhookWithSecret } from './webhooks/model'
 
 /** Media types the API reads and writes. */
 const MEDIA_TYPES = new Set(['application/json', 'application/problem+json', 'text/plain; version=0.0.4'])
@@ -89,11 +96,43 @@ function numericOf(branches: Json[]): Json | null {
   return { ...number, ...(text.default !== undefined && number.default === undefined ? { default: Number(text.default) } : {}) }
 }
 
+/**
+ * The named schemas, by title. Their `components.schemas` entry is written from the TypeBox
+ * schema itself, not from an occurrence in the plugin's document: the plugin drops a top-level
+ * response object's `title` and `additionalProperties` (it keeps the title on the response
+ * object, where `response()` below reads it back).
+ */
+const NAMED: Record<string, Json> = Object.fromEntries([
+  DocumentInput, Document, Metadata, DocumentView, ActivityEntry, ActivityView, BatchItem, FailureList.items, ErrorBody,
+  VersionRow, VersionPage, SnapshotRecord, WebhookCreate, WebhookRecord, WebhookWithSecret, TestResult, AttemptView, DeliveryView, ProblemBody,
+].map((schema) => [schema.title as string, schema]))
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+
+/** Replaces every schema titled with a name of `NAMED` under `node` by a `$ref` to it. */
+function hoistNamed(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(hoistNamed)
+  if (!node || typeof node !== 'object') return node
+  const title = (node as Json).title
+  if (typeof title === 'string' && title in NAMED) return ref(title)
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, hoistNamed(v)]))
+}
+
+/** `components.schemas`: every named schema, itself referring to the others by `$ref`. */
+const namedSchemas = (): Json => Object.fromEntries(Object.keys(NAMED).sort().map((name) => {
+  const fixed = fixSchema(NAMED[name]) as Json
+  return [name, Object.fromEntries(Object.entries(fixed).map(([k, v]) => [k, hoistNamed(v)]))]
+}))
+
 /** One of the app-wide `{error, message}` answers (413, 415, 500, 503) as an OpenAPI response. */
 const error = (status: string) => ({ description: STATUS_TEXT[status], content: { 'application/json': { schema: ErrorBody } } })
 
 function response(status: string, given: Json, described?: string): Json {
-  const content = status === '204' ? undefined : jsonOnly(given.content)
+  let content = status === '204' ? undefined : jsonOnly(given.content)
+  // A named object answered as a whole: the plugin left its title here (see NAMED).
+  if (content && typeof given.title === 'string' && given.title in NAMED) {
+    content = Object.fromEntries(Object.keys(content).map((type) => [type, { schema: ref(given.title) }]))
+  }
   return {
     description: described || given.description || STATUS_TEXT[status] || 'Response',
     ...(given.headers ? { headers: given.headers } : {}),
@@ -123,5 +162,6 @@ export function normalizeOpenApi(doc: Json): Json {
       })
     }
   }
-  return { ...doc, openapi: '3.1.0', paths, ...(doc.components ? { components: fixSchema(doc.components) } : {}) }
+  const components = fixSchema(doc.components ?? {}) as Json
+  return { ...doc, openapi: '3.1.0', paths: hoistNamed(paths), components: { ...components, schemas: { ...components.schemas, ...namedSchemas() } } }
 }

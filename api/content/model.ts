@@ -19,7 +19,7 @@ export const DocumentInput = t.Object(
     Id: t.Optional(t.Unknown()),
     '@metadata': t.Optional(t.Unknown()),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'DocumentInput' },
 )
 export type DocumentInput = Static<typeof DocumentInput>
 
@@ -34,7 +34,7 @@ export const Document = t.Object(
     __publishedBy: t.Optional(t.String()),
     __publishedAt: t.Optional(t.String()),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, title: 'DocumentBody' },
 )
 export type Document = Static<typeof Document>
 
@@ -47,11 +47,11 @@ export const Metadata = t.Object(
     published: t.Optional(t.Boolean({ description: 'Canonical documents only' })),
     archived: t.Optional(t.Boolean({ description: 'Canonical documents only' })),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, title: 'DocumentMetadata' },
 )
 
 /** A canonical or draft as the api serves it: the stored document and its `@metadata`. */
-export const DocumentView = t.Object({ ...Document.properties, '@metadata': Metadata }, { additionalProperties: true })
+export const DocumentView = t.Object({ ...Document.properties, '@metadata': Metadata }, { additionalProperties: true, title: 'Document' })
 export type DocumentView = Static<typeof DocumentView>
 
 /** One entry of an activity document (api/content/activity.ts). */
@@ -64,7 +64,7 @@ export const ActivityEntry = t.Object(
     source: t.Optional(t.String({ description: 'Restore entries: the version reference or snapshot id restored from' })),
     locales: t.Optional(t.Union([t.Array(t.String()), t.Null()], { description: 'Restore entries: the locales restored; `null` for all' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'ActivityEntry' },
 )
 export type ActivityEntry = Static<typeof ActivityEntry>
 
@@ -79,7 +79,7 @@ export const ActivityView = t.Object(
     entries: t.Array(ActivityEntry, { description: 'Newest last, at most 500' }),
     '@metadata': Metadata,
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'ActivityDocument' },
 )
 
 /** `If-Match: "<change vector>"` (the ETag a read gave) makes a write conditional: 409 when the document moved on. */
@@ -91,11 +91,11 @@ export const BatchItem = t.Object({
   status: t.Union([t.Literal(0), t.Literal(1)], { description: '0 done, 1 refused (see `reason`)' }),
   document: t.Optional(DocumentView),
   reason: t.Optional(t.String()),
-})
+}, { additionalProperties: false, title: 'BatchItem' })
 export type BatchItem = Static<typeof BatchItem>
 export const BatchList = t.Array(BatchItem)
 /** A batch failure answered as a list of one (restore's 400/403/404/409 shape). */
-export const FailureList = t.Array(t.Object({ id: t.String({ description: 'Canonical document id' }), status: t.Literal(1), reason: t.String() }), { minItems: 1, maxItems: 1 })
+export const FailureList = t.Array(t.Object({ id: t.String({ description: 'Canonical document id' }), status: t.Literal(1), reason: t.String() }, { additionalProperties: false, title: 'BatchFailure' }), { minItems: 1, maxItems: 1 })
 
 export const ErrorBody = t.Object({
   error: t.String({
@@ -107,7 +107,7 @@ export const ErrorBody = t.Object({
   message: t.String({ description: 'For people; may change' }),
   // Said here: Elysia sets it on a response schema the first time it checks one, and this object
   // is shared by every route's error responses, so the document would change after a request.
-}, { additionalProperties: false })
+}, { additionalProperties: false, title: 'Error' })
 
 /** Lifecycle batches run their ids in order: a repeated id meets the first one's result (e.g. "There is no draft to discard."). */
 export const BatchIds = t.Object({ ids: t.Array(t.String(), { minItems: 1, maxItems: 100 }) }, { additionalProperties: false })

@@ -38,7 +38,7 @@ export const WebhookCreate = t.Object(
     })),
     options: t.Optional(WebhookOptionsInput),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'WebhookCreate' },
 )
 export type WebhookCreate = Static<typeof WebhookCreate>
 
@@ -62,10 +62,10 @@ export const WebhookRecord = t.Object({
   options: t.Object({ eventType: t.Optional(t.String()), tokenLast4: t.Optional(t.String()) }),
   createdAt: t.String(),
   updatedAt: t.String(),
-})
+}, { additionalProperties: false, title: 'WebhookRecord' })
 export type WebhookRecord = Static<typeof WebhookRecord>
 /** Create, and update with a new secret: the only answers that carry the full secret. */
-export const WebhookWithSecret = t.Composite([WebhookRecord, t.Object({ secret: t.String() })])
+export const WebhookWithSecret = t.Composite([WebhookRecord, t.Object({ secret: t.String() })], { additionalProperties: false, title: 'WebhookWithSecret' })
 
 export const TestResult = t.Object({
   delivered: t.Boolean(),
@@ -73,7 +73,7 @@ export const TestResult = t.Object({
   durationMs: t.Integer(),
   responseBody: t.String(),
   error: t.Optional(t.String()),
-})
+}, { additionalProperties: false, title: 'WebhookTestResult' })
 
 /** `scheduled` by the dispatcher, `manual` after a redelivery, `test` from the test endpoint. */
 const TriggerSchema = t.Union([t.Literal('scheduled'), t.Literal('manual'), t.Literal('test')])
@@ -87,14 +87,14 @@ export const AttemptView = t.Object({
   durationMs: t.Integer(),
   nextAttemptAt: t.Union([t.String(), t.Null()]),
   responseBody: t.String({ description: "The receiver's answer, up to 4 KiB; empty when there was none" }),
-})
+}, { additionalProperties: false, title: 'DeliveryAttempt' })
 export const DeliveryView = t.Object({
   eventId: t.String(),
   eventType: EventTypeSchema,
   status: t.Union([t.Literal('pending'), t.Literal('delivered'), t.Literal('failed')]),
   createdAt: t.String(),
   attempts: t.Array(AttemptView),
-})
+}, { additionalProperties: false, title: 'Delivery' })
 
 /** spec.md "Webhook event payload (JSON body, version 2)". Field order is the spec's. */
 export interface EventPayload {

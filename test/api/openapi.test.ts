@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { createTestContext, inlineRefs, TEAM, TOKENS, type TestContext } from '../helpers'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })
@@ -54,7 +54,7 @@ test('every operation: JSON bodies only, a description and nothing but content/h
 })
 
 test('the answers spec.md fixes are typed as it fixes them', async () => {
-  const doc = (await ctx.call('GET', '/swagger/json', { token: null })).body
+  const doc = inlineRefs((await ctx.call('GET', '/swagger/json', { token: null })).body)
   const list = doc.paths['/content/versions/{activeTeam}'].get
   const query = Object.fromEntries(list.parameters.filter((p: any) => p.in === 'query').map((p: any) => [p.name, p.schema.type]))
   expect(query).toEqual({ id: 'string', start: 'integer', pageSize: 'integer' })
@@ -69,7 +69,7 @@ test('the answers spec.md fixes are typed as it fixes them', async () => {
 })
 
 test('what a generated client needs beyond the shapes: base URL, integer statuses, every answer the app can give, true texts', async () => {
-  const doc = (await ctx.call('GET', '/swagger/json', { token: null })).body
+  const doc = inlineRefs((await ctx.call('GET', '/swagger/json', { token: null })).body)
   expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }])
   // spec.md "Batch result item": status is an integer (typed languages get an int, not a float).
   const item = doc.paths['/content/publish/{activeTeam}'].post.responses['200'].content['application/json'].schema.items
@@ -143,4 +143,38 @@ test('GET /content answers a document or a closed activity document, so `\'conte
   const read = await ctx.call('GET', `/content/${TEAM}?id=pages/narrow/activity`)
   expect(read.status).toBe(200)
   expect(read.body.entries.map((e: any) => e.kind)).toEqual(['EDIT', 'APPLY_REVISION'])
+})
+
+test('shared schemas are named in components.schemas and referred to by $ref, so generated clients get Document, BatchItem, Error... types', async () => {
+  const fresh = await createTestContext()
+  try {
+    const cold = await fresh.call('GET', '/swagger/json', { token: null })
+    const doc = cold.body
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining([
+      'Document', 'DocumentBody', 'DocumentMetadata', 'ActivityDocument', 'BatchItem', 'BatchFailure', 'Error', 'Problem',
+      'VersionRow', 'VersionPage', 'SnapshotRecord', 'WebhookRecord', 'WebhookWithSecret', 'Delivery', 'WebhookTestResult',
+    ]))
+    const json = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].schema
+    expect(json('/content/{activeTeam}', 'post', '200')).toEqual({ $ref: '#/components/schemas/Document' })
+    expect(json('/content/{activeTeam}', 'post', '400')).toEqual({ $ref: '#/components/schemas/Error' })
+    expect(json('/content/{activeTeam}', 'post', '503')).toEqual({ $ref: '#/components/schemas/Error' })
+    expect(json('/content/publish/{activeTeam}', 'post', '200').items).toEqual({ $ref: '#/components/schemas/BatchItem' })
+    expect(json('/content/versions/{activeTeam}', 'get', '200')).toEqual({ $ref: '#/components/schemas/VersionPage' })
+    expect(doc.components.schemas.VersionPage.properties.rows.items).toEqual({ $ref: '#/components/schemas/VersionRow' })
+    expect(json('/teams/{teamId}/webhooks', 'get', '200').items).toEqual({ $ref: '#/components/schemas/WebhookRecord' })
+    expect(doc.components.schemas.WebhookWithSecret.required).toContain('secret')
+    // Every $ref names a schema that is there; no schema is left titled inline (it would be a second, unnamed copy).
+    const text = JSON.stringify(doc.paths)
+    for (const [, name] of text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) expect({ name, there: name! in doc.components.schemas }).toEqual({ name, there: true })
+    expect(text).not.toContain('"title"')
+    // Byte-identical on every fetch, whatever the routes answered in between.
+    await fresh.call('GET', `/content/versions/${TEAM}?id=pages/home`)
+    await fresh.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/home'] } })
+    await fresh.call('GET', `/teams/${TEAM}/webhooks`)
+    await fresh.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: 'pages/home' } })
+    await fresh.call('GET', `/content/${TEAM}?id=pages/none`)
+    expect((await fresh.call('GET', '/swagger/json', { token: null })).text).toBe(cold.text)
+  } finally {
+    fresh.close()
+  }
 })
