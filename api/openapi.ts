@@ -20,6 +20,8 @@
  *   (status to text) describes a route's own answers where the common text would mislead;
  * - Elysia's coercing `t.Integer`/`t.Numeric` (an integer, or a string holding one, for query
  *   text) is documented as the number it is, and a whole numeric `const` as an integer;
+ * - operationIds are identifiers in camelCase (the plugin keeps a path's hyphens:
+ *   `postContentApply-versionByActiveTeam`), and every tag used is listed with a description;
  * - a schema listed in `NAMED` (its `title`, given in the feature's model.ts, is its name:
  *   `Document`, `BatchItem`, `Error`, ...) is written once under `components.schemas` and referred
  *   to by `$ref` everywhere it occurs, so generated clients get a type of that name.
@@ -50,6 +52,20 @@ const STATUS_TEXT: Record<string, string> = {
 }
 
 type Json = Record<string, any>
+
+/** The top-level `tags` list: every tag a route uses, in this order. */
+const TAGS: Record<string, string> = {
+  content: 'Documents: read, write, JSON Patch, publish and the other lifecycle batches, scheduling',
+  versions: 'Published Versions of a document and its History timeline',
+  restore: 'Locale-selective restore of a Published Version or a snapshot into the draft',
+  snapshots: 'Named snapshots of a document: create, rename, revoke',
+  webhooks: 'Signed change webhooks: configuration, test sends, delivery log, redelivery',
+  teams: 'Team settings: locales, localization fallbacks, content types, content index',
+  operations: 'Liveness and metrics',
+}
+
+/** `postContentApply-versionByActiveTeam` -> `postContentApplyVersionByActiveTeam`. */
+const camelIdentifier = (id: string) => id.replace(/[^A-Za-z0-9_$]+([A-Za-z0-9_$]?)/g, (_, next: string) => next.toUpperCase())
 
 const ETAG_HEADER = { description: 'The change vector in quotes; send it back as `If-Match` to make a write conditional', schema: { type: 'string' } }
 
@@ -157,11 +173,15 @@ export function normalizeOpenApi(doc: Json): Json {
       if (etag && responses['200']) responses['200'] = { ...responses['200'], headers: { ETag: ETAG_HEADER } }
       paths[path][method] = fixSchema({
         ...rest,
+        ...(typeof op.operationId === 'string' ? { operationId: camelIdentifier(op.operationId) } : {}),
         ...(op.requestBody ? { requestBody: { ...op.requestBody, ...(requestContent ? { content: requestContent } : {}) } } : {}),
         responses,
       })
     }
   }
   const components = fixSchema(doc.components ?? {}) as Json
-  return { ...doc, openapi: '3.1.0', paths: hoistNamed(paths), components: { ...components, schemas: { ...components.schemas, ...namedSchemas() } } }
+  const used = new Set(Object.values<Json>(paths).flatMap((ops) => Object.values<Json>(ops).flatMap((op) => op.tags ?? [])))
+  const tags = [...Object.keys(TAGS).filter((name) => used.has(name)), ...[...used].filter((name) => !(name in TAGS)).sort()]
+    .map((name) => ({ name, description: TAGS[name] ?? name }))
+  return { ...doc, openapi: '3.1.0', tags, paths: hoistNamed(paths), components: { ...components, schemas: { ...components.schemas, ...namedSchemas() } } }
 }

@@ -178,3 +178,16 @@ test('shared schemas are named in components.schemas and referred to by $ref, so
     fresh.close()
   }
 })
+
+test('operationIds are unique camelCase identifiers and every tag used is listed with a description', async () => {
+  const doc = (await ctx.call('GET', '/swagger/json', { token: null })).body
+  const operations = Object.values<Record<string, any>>(doc.paths).flatMap((ops) => Object.values<any>(ops))
+  const ids = operations.map((op) => op.operationId as string)
+  for (const id of ids) expect({ id, camel: /^[a-z][A-Za-z0-9]*$/.test(id) }).toEqual({ id, camel: true })
+  expect(new Set(ids).size).toBe(ids.length)
+  expect(ids).toContain('postContentApplyVersionByActiveTeam')
+  expect(ids).toContain('putTeamsByTeamIdContentTypesByName')
+  const used = [...new Set(operations.flatMap((op) => op.tags ?? []))].sort()
+  expect(doc.tags.map((t: { name: string }) => t.name).sort()).toEqual(used)
+  for (const tag of doc.tags) expect({ tag: tag.name, described: typeof tag.description === 'string' && tag.description.length > 10 }).toEqual({ tag: tag.name, described: true })
+})
