@@ -20,6 +20,8 @@
  *   (status to text) describes a route's own answers where the common text would mislead;
  * - Elysia's coercing `t.Integer`/`t.Numeric` (an integer, or a string holding one, for query
  *   text) is documented as the number it is, and a whole numeric `const` as an integer;
+ * - the capabilities an operation needs (the `requires` route option, api/auth.ts, puts them in
+ *   `x-capabilities`) open its description, so a reader of a generated client sees them;
  * - operationIds are identifiers in camelCase (the plugin keeps a path's hyphens:
  *   `postContentApply-versionByActiveTeam`), and every tag used is listed with a description;
  * - a schema listed in `NAMED` (its `title`, given in the feature's model.ts, is its name:
@@ -62,6 +64,13 @@ const TAGS: Record<string, string> = {
   webhooks: 'Signed change webhooks: configuration, test sends, delivery log, redelivery',
   teams: 'Team settings: locales, localization fallbacks, content types, content index',
   operations: 'Liveness and metrics',
+}
+
+/** The sentence about capabilities that opens an operation's description. */
+function capabilityText(op: Json): string {
+  const needs: string[] = op['x-capabilities'] ?? []
+  if (needs.length > 0) return `Needs the capabilit${needs.length > 1 ? 'ies' : 'y'} ${needs.map((c) => `\`${c}\``).join(' and ')} in the team of the path.`
+  return Array.isArray(op.security) && op.security.length === 0 ? 'Public: no token needed.' : 'Any valid bearer token; no team capability.'
 }
 
 /** `postContentApply-versionByActiveTeam` -> `postContentApplyVersionByActiveTeam`. */
@@ -174,6 +183,8 @@ export function normalizeOpenApi(doc: Json): Json {
       paths[path][method] = fixSchema({
         ...rest,
         ...(typeof op.operationId === 'string' ? { operationId: camelIdentifier(op.operationId) } : {}),
+        description: [capabilityText(op), op.description].filter(Boolean).join(' '),
+        'x-capabilities': op['x-capabilities'] ?? [],
         ...(op.requestBody ? { requestBody: { ...op.requestBody, ...(requestContent ? { content: requestContent } : {}) } } : {}),
         responses,
       })

@@ -191,3 +191,27 @@ test('operationIds are unique camelCase identifiers and every tag used is listed
   expect(doc.tags.map((t: { name: string }) => t.name).sort()).toEqual(used)
   for (const tag of doc.tags) expect({ tag: tag.name, described: typeof tag.description === 'string' && tag.description.length > 10 }).toEqual({ tag: tag.name, described: true })
 })
+
+test('every operation says which capabilities it needs, in x-capabilities and its description', async () => {
+  const doc = (await ctx.call('GET', '/swagger/json', { token: null })).body
+  const needs = (path: string, method: string) => doc.paths[path][method]['x-capabilities']
+  expect(needs('/content/{activeTeam}', 'get')).toEqual(['EditContent'])
+  expect(needs('/content/publish/{activeTeam}', 'post')).toEqual(['EditContent', 'ChangeLiveContent'])
+  expect(needs('/content/archive/{activeTeam}', 'post')).toEqual(['EditContent', 'ChangeLiveContent'])
+  expect(needs('/content/copy/{activeTeam}', 'post')).toEqual(['EditContent'])
+  expect(needs('/teams/{teamId}/webhooks', 'post')).toEqual(['ManageWebhooks'])
+  expect(needs('/teams/{teamId}/content-index', 'put')).toEqual(['ManageTeam'])
+  expect(needs('/health', 'get')).toEqual([])
+  for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(ops)) {
+      for (const capability of op['x-capabilities']) expect({ path, method, said: op.description.includes(`\`${capability}\``) }).toEqual({ path, method, said: true })
+      if (path.includes('{activeTeam}') || path.includes('{teamId}')) expect({ path, method, some: op['x-capabilities'].length > 0 }).toEqual({ path, method, some: true })
+    }
+  }
+  // The conditional rule is said where it applies.
+  expect(doc.paths['/content/{activeTeam}'].post.description).toContain('`ChangeLiveContent` too')
+  expect(doc.paths['/content/apply-version/{activeTeam}'].post.description).toContain('`ChangeLiveContent` too')
+  // What the document says is what the routes check: EditContent alone cannot publish.
+  const res = await ctx.call('POST', `/content/publish/${TEAM}`, { token: TOKENS.translator, body: { ids: ['pages/home'] } })
+  expect({ status: res.status, body: res.body }).toEqual({ status: 403, body: { error: 'forbidden', message: 'Missing capability: ChangeLiveContent.' } })
+})
