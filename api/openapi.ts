@@ -24,6 +24,8 @@
  *   `x-capabilities`) open its description, so a reader of a generated client sees them;
  * - operationIds are identifiers in camelCase (the plugin keeps a path's hyphens:
  *   `postContentApply-versionByActiveTeam`), and every tag used is listed with a description;
+ * - the top-level `webhooks` (OpenAPI 3.1) describes the request the dispatcher sends to a target
+ *   (spec.md "Request sent to a webhook target"), so receivers generate the payload type too;
  * - a schema listed in `NAMED` (its `title`, given in the feature's model.ts, is its name:
  *   `Document`, `BatchItem`, `Error`, ...) is written once under `components.schemas` and referred
  *   to by `$ref` everywhere it occurs, so generated clients get a type of that name.
@@ -32,7 +34,7 @@ import { ActivityEntry, ActivityView, BatchItem, Document, DocumentInput, Docume
 import { ProblemBody } from './restore/model'
 import { SnapshotRecord } from './snapshots/model'
 import { VersionPage, VersionRow } from './versions/model'
-import { AttemptView, DeliveryView, TestResult, WebhookCreate, WebhookRecord, WebhookWithSecret } from './webhooks/model'
+import { AttemptView, DeliveryView, EVENT_TYPES, EventPayload, TestResult, WebhookCreate, WebhookRecord, WebhookWithSecret } from './webhooks/model'
 
 /** Media types the API reads and writes. */
 const MEDIA_TYPES = new Set(['application/json', 'application/problem+json', 'text/plain; version=0.0.4'])
@@ -64,6 +66,32 @@ const TAGS: Record<string, string> = {
   webhooks: 'Signed change webhooks: configuration, test sends, delivery log, redelivery',
   teams: 'Team settings: locales, localization fallbacks, content types, content index',
   operations: 'Liveness and metrics',
+}
+
+const header = (name: string, description: string, schema: Json) => ({ name, in: 'header', required: true, description, schema })
+
+/** spec.md "Request sent to a webhook target": what a receiver gets, for `webhooks.serviceEvent`. */
+const SERVICE_EVENT = {
+  post: {
+    operationId: 'serviceEvent',
+    summary: 'A change event, sent to every webhook subscribed to its type',
+    description: 'Sent as `Content-Type: application/json; charset=utf-8`. Verify `X-Service-Signature` over the raw body '
+      + 'before parsing it (`verifySignature` in `content-service/receiver`) and deduplicate on `X-Service-Delivery`.',
+    tags: ['webhooks'],
+    parameters: [
+      header('X-Service-Event', 'The event type; equals the payload\'s `eventType`', { type: 'string', enum: [...EVENT_TYPES] }),
+      header('X-Service-Delivery', 'The event id; equals the payload\'s `eventId` and is unchanged on every retry: deduplicate on it', { type: 'string' }),
+      header('X-Service-Signature', '`sha256=` and the lowercase hex HMAC-SHA256 of the raw body, keyed with the webhook\'s secret', { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' }),
+      header('User-Agent', 'Always `Service-Webhooks/1.0`', { type: 'string', const: 'Service-Webhooks/1.0' }),
+    ],
+    requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/EventPayload' } } } },
+    responses: {
+      '2XX': { description: 'Delivered. Answer within the timeout (30 s)' },
+      '401': { description: 'The signature does not match: final, not retried' },
+      '5XX': { description: 'Retried (3 attempts in all), like a timeout or a network error; any other 4xx or 3xx is final' },
+    },
+    security: [],
+  },
 }
 
 /** The sentence about capabilities that opens an operation's description. */
@@ -130,6 +158,7 @@ function numericOf(branches: Json[]): Json | null {
 const NAMED: Record<string, Json> = Object.fromEntries([
   DocumentInput, Document, Metadata, DocumentView, ActivityEntry, ActivityView, BatchItem, FailureList.items, ErrorBody,
   VersionRow, VersionPage, SnapshotRecord, WebhookCreate, WebhookRecord, WebhookWithSecret, TestResult, AttemptView, DeliveryView, ProblemBody,
+  EventPayload,
 ].map((schema) => [schema.title as string, schema]))
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
@@ -194,5 +223,5 @@ export function normalizeOpenApi(doc: Json): Json {
   const used = new Set(Object.values<Json>(paths).flatMap((ops) => Object.values<Json>(ops).flatMap((op) => op.tags ?? [])))
   const tags = [...Object.keys(TAGS).filter((name) => used.has(name)), ...[...used].filter((name) => !(name in TAGS)).sort()]
     .map((name) => ({ name, description: TAGS[name] ?? name }))
-  return { ...doc, openapi: '3.1.0', tags, paths: hoistNamed(paths), components: { ...components, schemas: { ...components.schemas, ...namedSchemas() } } }
+  return { ...doc, openapi: '3.1.0', tags, paths: hoistNamed(paths), webhooks: { serviceEvent: SERVICE_EVENT }, components: { ...components, schemas: { ...components.schemas, ...namedSchemas() } } }
 }

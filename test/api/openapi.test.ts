@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
+import { Value } from '@sinclair/typebox/value'
+import { outboxEvents } from '../../db/schema'
+import { EventPayload } from '../../api/webhooks/model'
 import { createTestContext, inlineRefs, TEAM, TOKENS, type TestContext } from '../helpers'
 
 let ctx: TestContext
@@ -214,4 +217,33 @@ test('every operation says which capabilities it needs, in x-capabilities and it
   // What the document says is what the routes check: EditContent alone cannot publish.
   const res = await ctx.call('POST', `/content/publish/${TEAM}`, { token: TOKENS.translator, body: { ids: ['pages/home'] } })
   expect({ status: res.status, body: res.body }).toEqual({ status: 403, body: { error: 'forbidden', message: 'Missing capability: ChangeLiveContent.' } })
+})
+
+test('the top-level webhooks entry describes the request a receiver gets: headers and the v2 payload schema', async () => {
+  const doc = (await ctx.call('GET', '/swagger/json', { token: null })).body
+  const post = doc.webhooks.serviceEvent.post
+  const headers = Object.fromEntries(post.parameters.map((p: any) => [p.name, { in: p.in, required: p.required, schema: p.schema }]))
+  expect(headers).toEqual({
+    'X-Service-Event': { in: 'header', required: true, schema: { type: 'string', enum: ['content.published', 'content.unpublished', 'site.changed'] } },
+    'X-Service-Delivery': { in: 'header', required: true, schema: { type: 'string' } },
+    'X-Service-Signature': { in: 'header', required: true, schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' } },
+    'User-Agent': { in: 'header', required: true, schema: { type: 'string', const: 'Service-Webhooks/1.0' } },
+  })
+  expect(post.description).toContain('application/json; charset=utf-8')
+  expect(post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/EventPayload' })
+  const schema = doc.components.schemas.EventPayload
+  expect(schema.required).toEqual(['v', 'eventType', 'eventId', 'occurredAt', 'teamId', 'workspaceId', 'userId', 'documentId', 'collection', 'locales', 'status', 'url', 'urls', 'previousUrls', 'scope'])
+  expect(schema.properties.v).toMatchObject({ const: 2, type: 'integer' })
+  // The schema is the one real payloads are written from: a publish's event matches it.
+  const hook = await ctx.call('POST', `/teams/${TEAM}/webhooks`, { body: { label: 'payload', provider: 'custom', target: 'http://127.0.0.1:4641/hook' } })
+  expect(hook.status).toBe(201)
+  const before = ctx.db.select().from(outboxEvents).all().length
+  await ctx.call('POST', `/content/${TEAM}`, { body: { id: 'pages/payload', contentType: 'page', locales: { en: { title: 'P', slug: 'payload' } } } })
+  expect((await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/payload'] } })).body[0].status).toBe(0)
+  const payloads = ctx.db.select().from(outboxEvents).all().slice(before).map((row) => JSON.parse(row.payload))
+  expect(payloads.length).toBeGreaterThan(0)
+  for (const payload of payloads) {
+    expect({ id: payload.eventId, valid: Value.Check(EventPayload, payload) }).toEqual({ id: payload.eventId, valid: true })
+    expect(Object.keys(payload)).toEqual(Object.keys(schema.properties))
+  }
 })
