@@ -26,11 +26,17 @@
  *   `postContentApply-versionByActiveTeam`), and every tag used is listed with a description;
  * - the top-level `webhooks` (OpenAPI 3.1) describes the request the dispatcher sends to a target
  *   (spec.md "Request sent to a webhook target"), so receivers generate the payload type too;
+ * - a route marked `x-json-patch` (PATCH /content) documents its body as RFC 6902 operations
+ *   (`JsonPatch`), under `application/json-patch+json` too (api/app.ts reads every `+json` type);
+ *   the route's own schema stays loose so that fast-json-patch judges the operations
+ *   (`400 invalid_patch`), not the schema (`400 invalid_body`);
  * - a schema listed in `NAMED` (its `title`, given in the feature's model.ts, is its name:
  *   `Document`, `BatchItem`, `Error`, ...) is written once under `components.schemas` and referred
  *   to by `$ref` everywhere it occurs, so generated clients get a type of that name.
  */
-import { ActivityEntry, ActivityView, BatchItem, Document, DocumentInput, DocumentView, ErrorBody, FailureList, Metadata } from './content/model'
+import {
+  ActivityEntry, ActivityView, BatchItem, Document, DocumentInput, DocumentView, ErrorBody, FailureList, JsonPatch, JsonPatchOperation, Metadata,
+} from './content/model'
 import { ProblemBody } from './restore/model'
 import { SnapshotRecord } from './snapshots/model'
 import { VersionPage, VersionRow } from './versions/model'
@@ -67,6 +73,8 @@ const TAGS: Record<string, string> = {
   teams: 'Team settings: locales, localization fallbacks, content types, content index',
   operations: 'Liveness and metrics',
 }
+
+const JSON_PATCH_CONTENT = Object.fromEntries(['application/json', 'application/json-patch+json'].map((type) => [type, { schema: { $ref: '#/components/schemas/JsonPatch' } }]))
 
 const header = (name: string, description: string, schema: Json) => ({ name, in: 'header', required: true, description, schema })
 
@@ -156,7 +164,7 @@ function numericOf(branches: Json[]): Json | null {
  * object, where `response()` below reads it back).
  */
 const NAMED: Record<string, Json> = Object.fromEntries([
-  DocumentInput, Document, Metadata, DocumentView, ActivityEntry, ActivityView, BatchItem, FailureList.items, ErrorBody,
+  DocumentInput, Document, Metadata, JsonPatch, JsonPatchOperation, DocumentView, ActivityEntry, ActivityView, BatchItem, FailureList.items, ErrorBody,
   VersionRow, VersionPage, SnapshotRecord, WebhookCreate, WebhookRecord, WebhookWithSecret, TestResult, AttemptView, DeliveryView, ProblemBody,
   EventPayload,
 ].map((schema) => [schema.title as string, schema]))
@@ -200,14 +208,14 @@ export function normalizeOpenApi(doc: Json): Json {
   for (const [path, operations] of Object.entries<Json>(doc.paths ?? {})) {
     paths[path] = {}
     for (const [method, op] of Object.entries<Json>(operations)) {
-      const requestContent = jsonOnly(op.requestBody?.content)
+      const requestContent = op['x-json-patch'] ? JSON_PATCH_CONTENT : jsonOnly(op.requestBody?.content)
       const responses = Object.fromEntries(Object.entries<Json>(op.responses ?? {}).map(([status, r]) => [status, response(status, r, op['x-responses']?.[status])]))
       responses['413'] ??= error('413')
       responses['415'] ??= error('415')
       responses['500'] ??= error('500')
       responses['503'] ??= { ...error('503'), headers: { 'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } } } }
       // `x-etag` (route detail): the 200 answer carries the document's ETag, for `If-Match`.
-      const { 'x-etag': etag, 'x-responses': _described, ...rest } = op
+      const { 'x-etag': etag, 'x-responses': _described, 'x-json-patch': _patch, ...rest } = op
       if (etag && responses['200']) responses['200'] = { ...responses['200'], headers: { ETag: ETAG_HEADER } }
       paths[path][method] = fixSchema({
         ...rest,

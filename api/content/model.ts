@@ -109,6 +109,19 @@ export const ErrorBody = t.Object({
   // is shared by every route's error responses, so the document would change after a request.
 }, { additionalProperties: false, title: 'Error' })
 
+/**
+ * RFC 6902 JSON Patch, for the OpenAPI document only (`x-json-patch`, api/openapi.ts): the route
+ * takes any array of objects and fast-json-patch judges the operations, so a bad one stays
+ * `400 invalid_patch` (api/content/service.ts), never a schema's `invalid_body`.
+ */
+const pointer = (description: string) => t.String({ pattern: '^(/([^~/]|~[01])*)*$', description })
+export const JsonPatchOperation = t.Union([
+  t.Object({ op: t.Union([t.Literal('add'), t.Literal('replace'), t.Literal('test')]), path: pointer('JSON Pointer of the target'), value: t.Unknown() }),
+  t.Object({ op: t.Literal('remove'), path: pointer('JSON Pointer of the target') }),
+  t.Object({ op: t.Union([t.Literal('move'), t.Literal('copy')]), from: pointer('JSON Pointer of the source'), path: pointer('JSON Pointer of the target') }),
+], { title: 'JsonPatchOperation', description: 'One RFC 6902 operation; `/__publishedBy`, `/__publishedAt`, `/__dirtyLocales` and the root are protected (`400 protected_field`)' })
+export const JsonPatch = t.Array(JsonPatchOperation, { title: 'JsonPatch', description: 'RFC 6902 JSON Patch, applied in order, all or nothing' })
+
 /** Lifecycle batches run their ids in order: a repeated id meets the first one's result (e.g. "There is no draft to discard."). */
 export const BatchIds = t.Object({ ids: t.Array(t.String(), { minItems: 1, maxItems: 100 }) }, { additionalProperties: false })
 /** Publish ids each once: a repeat would publish, and version, the same document twice in one request. */

@@ -47,7 +47,9 @@ test('every operation: JSON bodies only, a description and nothing but content/h
     Object.entries(ops).map(([method, op]) => ({ at: `${method} ${path}`, op })))
   expect(operations.length).toBeGreaterThan(30)
   for (const { at, op } of operations) {
-    if (op.requestBody) expect({ at, types: Object.keys(op.requestBody.content) }).toEqual({ at, types: ['application/json'] })
+    // JSON Patch is also declared under its own media type (see the JSON Patch test below).
+    const types = at === 'patch /content/{activeTeam}' ? ['application/json', 'application/json-patch+json'] : ['application/json']
+    if (op.requestBody) expect({ at, types: Object.keys(op.requestBody.content) }).toEqual({ at, types })
     for (const [status, response] of Object.entries<Record<string, unknown>>(op.responses)) {
       expect({ at, status, description: typeof response.description }).toEqual({ at, status, description: 'string' })
       expect(Object.keys(response).filter((k) => !['description', 'content', 'headers'].includes(k))).toEqual([])
@@ -245,5 +247,33 @@ test('the top-level webhooks entry describes the request a receiver gets: header
   for (const payload of payloads) {
     expect({ id: payload.eventId, valid: Value.Check(EventPayload, payload) }).toEqual({ id: payload.eventId, valid: true })
     expect(Object.keys(payload)).toEqual(Object.keys(schema.properties))
+  }
+})
+
+test('PATCH /content documents its RFC 6902 operations, under application/json-patch+json too; bad operations stay 400 invalid_patch', async () => {
+  const doc = (await ctx.call('GET', '/swagger/json', { token: null })).body
+  const content = doc.paths['/content/{activeTeam}'].patch.requestBody.content
+  expect(content).toEqual({
+    'application/json': { schema: { $ref: '#/components/schemas/JsonPatch' } },
+    'application/json-patch+json': { schema: { $ref: '#/components/schemas/JsonPatch' } },
+  })
+  expect(doc.components.schemas.JsonPatch.items).toEqual({ $ref: '#/components/schemas/JsonPatchOperation' })
+  const shapes = doc.components.schemas.JsonPatchOperation.anyOf.map((b: any) => ({
+    ops: (b.properties.op.anyOf ?? [b.properties.op]).map((o: any) => o.const), required: b.required,
+  }))
+  expect(shapes).toEqual([
+    { ops: ['add', 'replace', 'test'], required: ['op', 'path', 'value'] },
+    { ops: ['remove'], required: ['op', 'path'] },
+    { ops: ['move', 'copy'], required: ['op', 'from', 'path'] },
+  ])
+  // The route itself is unchanged: both media types are read, and fast-json-patch judges the operations.
+  const patch = (body: unknown, type: string) => ctx.call('PATCH', `/content/${TEAM}?id=pages/home`, { body, headers: { 'content-type': type } })
+  const replaced = await patch([{ op: 'replace', path: '/locales/en/title', value: 'Patched' }], 'application/json-patch+json')
+  expect({ status: replaced.status, title: replaced.body.locales?.en?.title }).toEqual({ status: 200, title: 'Patched' })
+  for (const bad of [[{ op: 'jump', path: '/fields' }], [{ op: 'remove' }], [{ op: 'move', path: '/fields/x' }]]) {
+    for (const type of ['application/json', 'application/json-patch+json']) {
+      const res = await patch(bad, type)
+      expect({ bad, type, status: res.status, error: res.body.error }).toEqual({ bad, type, status: 400, error: 'invalid_patch' })
+    }
   }
 })
