@@ -3,7 +3,7 @@
  * Tokens are stored only as SHA-256 hashes.
  */
 import { and, eq } from 'drizzle-orm'
-import { Elysia } from 'elysia'
+import { Elysia, type DocumentDecoration } from 'elysia'
 import type { Db } from '../db/client'
 import { memberships, users } from '../db/schema'
 import { AppError } from './errors'
@@ -67,12 +67,14 @@ export function authorize(db: Db, request: Request, teamId: string, required: Ca
  * before Elysia validates it, so a non-member or a caller without the capability gets 403
  * whatever body they sent (contract.md "Callers and permissions"), never a 400 that would tell
  * them about the route's input. The team is the route's `activeTeam` or `teamId`. Handlers get
- * the result as `caller`.
+ * the result as `caller`. The capabilities go into the OpenAPI document as the operation's
+ * `x-capabilities` (api/openapi.ts writes them into its description too).
  */
 export function authGuard(db: Db) {
   const callers = new WeakMap<Request, Caller>()
   return new Elysia().macro({
     requires: (required: Capability[]) => ({
+      detail: { 'x-capabilities': [...required] } as DocumentDecoration,
       transform({ params, request }) {
         const p = params as Record<string, string>
         callers.set(request, authorize(db, request, p.activeTeam ?? p.teamId ?? '', required))

@@ -19,9 +19,28 @@
  * - routes marked `x-etag` declare the `ETag` header of their 200 answer; `x-responses`
  *   (status to text) describes a route's own answers where the common text would mislead;
  * - Elysia's coercing `t.Integer`/`t.Numeric` (an integer, or a string holding one, for query
- *   text) is documented as the number it is, and a whole numeric `const` as an integer.
+ *   text) is documented as the number it is, and a whole numeric `const` as an integer;
+ * - the capabilities an operation needs (the `requires` route option, api/auth.ts, puts them in
+ *   `x-capabilities`) open its description, so a reader of a generated client sees them;
+ * - operationIds are identifiers in camelCase (the plugin keeps a path's hyphens:
+ *   `postContentApply-versionByActiveTeam`), and every tag used is listed with a description;
+ * - the top-level `webhooks` (OpenAPI 3.1) describes the request the dispatcher sends to a target
+ *   (spec.md "Request sent to a webhook target"), so receivers generate the payload type too;
+ * - a route marked `x-json-patch` (PATCH /content) documents its body as RFC 6902 operations
+ *   (`JsonPatch`), under `application/json-patch+json` too (api/app.ts reads every `+json` type);
+ *   the route's own schema stays loose so that fast-json-patch judges the operations
+ *   (`400 invalid_patch`), not the schema (`400 invalid_body`);
+ * - a schema listed in `NAMED` (its `title`, given in the feature's model.ts, is its name:
+ *   `Document`, `BatchItem`, `Error`, ...) is written once under `components.schemas` and referred
+ *   to by `$ref` everywhere it occurs, so generated clients get a type of that name.
  */
-import { ErrorBody } from './content/model'
+import {
+  ActivityEntry, ActivityView, BatchItem, Document, DocumentInput, DocumentView, ErrorBody, FailureList, JsonPatch, JsonPatchOperation, Metadata,
+} from './content/model'
+import { ProblemBody } from './restore/model'
+import { SnapshotRecord } from './snapshots/model'
+import { VersionPage, VersionRow } from './versions/model'
+import { AttemptView, DeliveryView, EVENT_TYPES, EventPayload, TestResult, WebhookCreate, WebhookRecord, WebhookWithSecret } from './webhooks/model'
 
 /** Media types the API reads and writes. */
 const MEDIA_TYPES = new Set(['application/json', 'application/problem+json', 'text/plain; version=0.0.4'])
@@ -43,6 +62,55 @@ const STATUS_TEXT: Record<string, string> = {
 }
 
 type Json = Record<string, any>
+
+/** The top-level `tags` list: every tag a route uses, in this order. */
+const TAGS: Record<string, string> = {
+  content: 'Documents: read, write, JSON Patch, publish and the other lifecycle batches, scheduling',
+  versions: 'Published Versions of a document and its History timeline',
+  restore: 'Locale-selective restore of a Published Version or a snapshot into the draft',
+  snapshots: 'Named snapshots of a document: create, rename, revoke',
+  webhooks: 'Signed change webhooks: configuration, test sends, delivery log, redelivery',
+  teams: 'Team settings: locales, localization fallbacks, content types, content index',
+  operations: 'Liveness and metrics',
+}
+
+const JSON_PATCH_CONTENT = Object.fromEntries(['application/json', 'application/json-patch+json'].map((type) => [type, { schema: { $ref: '#/components/schemas/JsonPatch' } }]))
+
+const header = (name: string, description: string, schema: Json) => ({ name, in: 'header', required: true, description, schema })
+
+/** spec.md "Request sent to a webhook target": what a receiver gets, for `webhooks.serviceEvent`. */
+const SERVICE_EVENT = {
+  post: {
+    operationId: 'serviceEvent',
+    summary: 'A change event, sent to every webhook subscribed to its type',
+    description: 'Sent as `Content-Type: application/json; charset=utf-8`. Verify `X-Service-Signature` over the raw body '
+      + 'before parsing it (`verifySignature` in `content-service/receiver`) and deduplicate on `X-Service-Delivery`.',
+    tags: ['webhooks'],
+    parameters: [
+      header('X-Service-Event', 'The event type; equals the payload\'s `eventType`', { type: 'string', enum: [...EVENT_TYPES] }),
+      header('X-Service-Delivery', 'The event id; equals the payload\'s `eventId` and is unchanged on every retry: deduplicate on it', { type: 'string' }),
+      header('X-Service-Signature', '`sha256=` and the lowercase hex HMAC-SHA256 of the raw body, keyed with the webhook\'s secret', { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' }),
+      header('User-Agent', 'Always `Service-Webhooks/1.0`', { type: 'string', const: 'Service-Webhooks/1.0' }),
+    ],
+    requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/EventPayload' } } } },
+    responses: {
+      '2XX': { description: 'Delivered. Answer within the timeout (30 s)' },
+      '401': { description: 'The signature does not match: final, not retried' },
+      '5XX': { description: 'Retried (3 attempts in all), like a timeout or a network error; any other 4xx or 3xx is final' },
+    },
+    security: [],
+  },
+}
+
+/** The sentence about capabilities that opens an operation's description. */
+function capabilityText(op: Json): string {
+  const needs: string[] = op['x-capabilities'] ?? []
+  if (needs.length > 0) return `Needs the capabilit${needs.length > 1 ? 'ies' : 'y'} ${needs.map((c) => `\`${c}\``).join(' and ')} in the team of the path.`
+  return Array.isArray(op.security) && op.security.length === 0 ? 'Public: no token needed.' : 'Any valid bearer token; no team capability.'
+}
+
+/** `postContentApply-versionByActiveTeam` -> `postContentApplyVersionByActiveTeam`. */
+const camelIdentifier = (id: string) => id.replace(/[^A-Za-z0-9_$]+([A-Za-z0-9_$]?)/g, (_, next: string) => next.toUpperCase())
 
 const ETAG_HEADER = { description: 'The change vector in quotes; send it back as `If-Match` to make a write conditional', schema: { type: 'string' } }
 
@@ -89,11 +157,44 @@ function numericOf(branches: Json[]): Json | null {
   return { ...number, ...(text.default !== undefined && number.default === undefined ? { default: Number(text.default) } : {}) }
 }
 
+/**
+ * The named schemas, by title. Their `components.schemas` entry is written from the TypeBox
+ * schema itself, not from an occurrence in the plugin's document: the plugin drops a top-level
+ * response object's `title` and `additionalProperties` (it keeps the title on the response
+ * object, where `response()` below reads it back).
+ */
+const NAMED: Record<string, Json> = Object.fromEntries([
+  DocumentInput, Document, Metadata, JsonPatch, JsonPatchOperation, DocumentView, ActivityEntry, ActivityView, BatchItem, FailureList.items, ErrorBody,
+  VersionRow, VersionPage, SnapshotRecord, WebhookCreate, WebhookRecord, WebhookWithSecret, TestResult, AttemptView, DeliveryView, ProblemBody,
+  EventPayload,
+].map((schema) => [schema.title as string, schema]))
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+
+/** Replaces every schema titled with a name of `NAMED` under `node` by a `$ref` to it. */
+function hoistNamed(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(hoistNamed)
+  if (!node || typeof node !== 'object') return node
+  const title = (node as Json).title
+  if (typeof title === 'string' && title in NAMED) return ref(title)
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, hoistNamed(v)]))
+}
+
+/** `components.schemas`: every named schema, itself referring to the others by `$ref`. */
+const namedSchemas = (): Json => Object.fromEntries(Object.keys(NAMED).sort().map((name) => {
+  const fixed = fixSchema(NAMED[name]) as Json
+  return [name, Object.fromEntries(Object.entries(fixed).map(([k, v]) => [k, hoistNamed(v)]))]
+}))
+
 /** One of the app-wide `{error, message}` answers (413, 415, 500, 503) as an OpenAPI response. */
 const error = (status: string) => ({ description: STATUS_TEXT[status], content: { 'application/json': { schema: ErrorBody } } })
 
 function response(status: string, given: Json, described?: string): Json {
-  const content = status === '204' ? undefined : jsonOnly(given.content)
+  let content = status === '204' ? undefined : jsonOnly(given.content)
+  // A named object answered as a whole: the plugin left its title here (see NAMED).
+  if (content && typeof given.title === 'string' && given.title in NAMED) {
+    content = Object.fromEntries(Object.keys(content).map((type) => [type, { schema: ref(given.title) }]))
+  }
   return {
     description: described || given.description || STATUS_TEXT[status] || 'Response',
     ...(given.headers ? { headers: given.headers } : {}),
@@ -107,21 +208,28 @@ export function normalizeOpenApi(doc: Json): Json {
   for (const [path, operations] of Object.entries<Json>(doc.paths ?? {})) {
     paths[path] = {}
     for (const [method, op] of Object.entries<Json>(operations)) {
-      const requestContent = jsonOnly(op.requestBody?.content)
+      const requestContent = op['x-json-patch'] ? JSON_PATCH_CONTENT : jsonOnly(op.requestBody?.content)
       const responses = Object.fromEntries(Object.entries<Json>(op.responses ?? {}).map(([status, r]) => [status, response(status, r, op['x-responses']?.[status])]))
       responses['413'] ??= error('413')
       responses['415'] ??= error('415')
       responses['500'] ??= error('500')
       responses['503'] ??= { ...error('503'), headers: { 'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } } } }
       // `x-etag` (route detail): the 200 answer carries the document's ETag, for `If-Match`.
-      const { 'x-etag': etag, 'x-responses': _described, ...rest } = op
+      const { 'x-etag': etag, 'x-responses': _described, 'x-json-patch': _patch, ...rest } = op
       if (etag && responses['200']) responses['200'] = { ...responses['200'], headers: { ETag: ETAG_HEADER } }
       paths[path][method] = fixSchema({
         ...rest,
+        ...(typeof op.operationId === 'string' ? { operationId: camelIdentifier(op.operationId) } : {}),
+        description: [capabilityText(op), op.description].filter(Boolean).join(' '),
+        'x-capabilities': op['x-capabilities'] ?? [],
         ...(op.requestBody ? { requestBody: { ...op.requestBody, ...(requestContent ? { content: requestContent } : {}) } } : {}),
         responses,
       })
     }
   }
-  return { ...doc, openapi: '3.1.0', paths, ...(doc.components ? { components: fixSchema(doc.components) } : {}) }
+  const components = fixSchema(doc.components ?? {}) as Json
+  const used = new Set(Object.values<Json>(paths).flatMap((ops) => Object.values<Json>(ops).flatMap((op) => op.tags ?? [])))
+  const tags = [...Object.keys(TAGS).filter((name) => used.has(name)), ...[...used].filter((name) => !(name in TAGS)).sort()]
+    .map((name) => ({ name, description: TAGS[name] ?? name }))
+  return { ...doc, openapi: '3.1.0', tags, paths: hoistNamed(paths), webhooks: { serviceEvent: SERVICE_EVENT }, components: { ...components, schemas: { ...components.schemas, ...namedSchemas() } } }
 }

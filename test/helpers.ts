@@ -123,3 +123,17 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 10_000
 }
 
 export const enc = encodeURIComponent
+
+/**
+ * The OpenAPI document with every `$ref` to `#/components/schemas/...` replaced by the schema it
+ * names (as a client generator resolves them), for tests that look at shapes, not at names.
+ */
+export function inlineRefs(doc: any): any {
+  const walk = (node: any): any => {
+    if (Array.isArray(node)) return node.map(walk)
+    if (!node || typeof node !== 'object') return node
+    if (typeof node.$ref === 'string') return walk(doc.components.schemas[node.$ref.split('/').pop()])
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, walk(v)]))
+  }
+  return { ...doc, paths: walk(doc.paths) }
+}

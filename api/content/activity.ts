@@ -8,17 +8,9 @@ import type { Conn } from '../../db/client'
 import { ACTIVITY_COLLECTION, loadDoc, saveDoc } from '../../db/store'
 import type { DocumentRow } from '../../db/schema'
 import { activityId } from './ids'
+import type { ActivityEntry } from './model'
 
-export interface ActivityEntry {
-  kind: 'EDIT' | 'APPLY_REVISION' | 'APPLY_SNAPSHOT'
-  /** The locale an entry concerns; `null` for locale-less entries (non-localizable fields, whole document). */
-  locale: string | null
-  userId: string
-  at: string
-  /** For restore entries: the version reference or snapshot id restored from. */
-  source?: string
-  locales?: string[] | null
-}
+export type { ActivityEntry }
 
 export interface ActivityDoc {
   id: string

@@ -49,7 +49,7 @@ export function contentRoutes({ db }: AppDeps) {
         headers: IfMatch,
         body: DocumentInput,
         response: { 200: DocumentView, ...errors, 409: ErrorBody },
-        detail: { summary: 'Create or replace a canonical or draft (stamp fields are removed)', 'x-etag': true },
+        detail: { summary: 'Create or replace a canonical or draft (stamp fields are removed)', description: 'Rewriting a published canonical in place needs `ChangeLiveContent` too (else `403 forbidden`).', 'x-etag': true },
       },
     )
     .patch(
@@ -68,7 +68,7 @@ export function contentRoutes({ db }: AppDeps) {
         headers: IfMatch,
         body: t.Array(t.Record(t.String(), t.Unknown()), { description: 'RFC 6902 JSON Patch' }),
         response: { 200: DocumentView, ...errors, 409: ErrorBody },
-        detail: { summary: 'Apply a JSON Patch; stamp fields and __dirtyLocales are protected', 'x-etag': true },
+        detail: { summary: 'Apply a JSON Patch; stamp fields and __dirtyLocales are protected', 'x-json-patch': true, description: 'Patching a published canonical in place needs `ChangeLiveContent` too (else `403 forbidden`).', 'x-etag': true },
       },
     )
     .post(

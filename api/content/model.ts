@@ -19,7 +19,7 @@ export const DocumentInput = t.Object(
     Id: t.Optional(t.Unknown()),
     '@metadata': t.Optional(t.Unknown()),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'DocumentInput' },
 )
 export type DocumentInput = Static<typeof DocumentInput>
 
@@ -34,7 +34,7 @@ export const Document = t.Object(
     __publishedBy: t.Optional(t.String()),
     __publishedAt: t.Optional(t.String()),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, title: 'DocumentBody' },
 )
 export type Document = Static<typeof Document>
 
@@ -47,21 +47,39 @@ export const Metadata = t.Object(
     published: t.Optional(t.Boolean({ description: 'Canonical documents only' })),
     archived: t.Optional(t.Boolean({ description: 'Canonical documents only' })),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, title: 'DocumentMetadata' },
 )
 
 /** A canonical or draft as the api serves it: the stored document and its `@metadata`. */
-export const DocumentView = t.Object({ ...Document.properties, '@metadata': Metadata }, { additionalProperties: true })
+export const DocumentView = t.Object({ ...Document.properties, '@metadata': Metadata }, { additionalProperties: true, title: 'Document' })
 export type DocumentView = Static<typeof DocumentView>
 
-/** An activity document (`<id>/activity`), as `GET /content` serves it. */
+/** One entry of an activity document (api/content/activity.ts). */
+export const ActivityEntry = t.Object(
+  {
+    kind: t.Union([t.Literal('EDIT'), t.Literal('APPLY_REVISION'), t.Literal('APPLY_SNAPSHOT')]),
+    locale: t.Union([t.String(), t.Null()], { description: 'The locale an entry concerns; `null` for non-localizable fields or the whole document' }),
+    userId: t.String(),
+    at: t.String({ description: 'ISO 8601, UTC' }),
+    source: t.Optional(t.String({ description: 'Restore entries: the version reference or snapshot id restored from' })),
+    locales: t.Optional(t.Union([t.Array(t.String()), t.Null()], { description: 'Restore entries: the locales restored; `null` for all' })),
+  },
+  { additionalProperties: false, title: 'ActivityEntry' },
+)
+export type ActivityEntry = Static<typeof ActivityEntry>
+
+/**
+ * An activity document (`<id>/activity`), as `GET /content` serves it. Closed (no other
+ * properties), unlike a document: a generated client tells the two apart with
+ * `'contentType' in data`, which an open schema (an index signature) would not allow.
+ */
 export const ActivityView = t.Object(
   {
     id: t.String({ description: '`<id>/activity`' }),
-    entries: t.Array(t.Object({ kind: t.String(), at: t.String() }, { additionalProperties: true }), { description: 'Newest last, at most 500' }),
+    entries: t.Array(ActivityEntry, { description: 'Newest last, at most 500' }),
     '@metadata': Metadata,
   },
-  { additionalProperties: true },
+  { additionalProperties: false, title: 'ActivityDocument' },
 )
 
 /** `If-Match: "<change vector>"` (the ETag a read gave) makes a write conditional: 409 when the document moved on. */
@@ -73,11 +91,11 @@ export const BatchItem = t.Object({
   status: t.Union([t.Literal(0), t.Literal(1)], { description: '0 done, 1 refused (see `reason`)' }),
   document: t.Optional(DocumentView),
   reason: t.Optional(t.String()),
-})
+}, { additionalProperties: false, title: 'BatchItem' })
 export type BatchItem = Static<typeof BatchItem>
 export const BatchList = t.Array(BatchItem)
 /** A batch failure answered as a list of one (restore's 400/403/404/409 shape). */
-export const FailureList = t.Array(t.Object({ id: t.String({ description: 'Canonical document id' }), status: t.Literal(1), reason: t.String() }), { minItems: 1, maxItems: 1 })
+export const FailureList = t.Array(t.Object({ id: t.String({ description: 'Canonical document id' }), status: t.Literal(1), reason: t.String() }, { additionalProperties: false, title: 'BatchFailure' }), { minItems: 1, maxItems: 1 })
 
 export const ErrorBody = t.Object({
   error: t.String({
@@ -89,7 +107,20 @@ export const ErrorBody = t.Object({
   message: t.String({ description: 'For people; may change' }),
   // Said here: Elysia sets it on a response schema the first time it checks one, and this object
   // is shared by every route's error responses, so the document would change after a request.
-}, { additionalProperties: false })
+}, { additionalProperties: false, title: 'Error' })
+
+/**
+ * RFC 6902 JSON Patch, for the OpenAPI document only (`x-json-patch`, api/openapi.ts): the route
+ * takes any array of objects and fast-json-patch judges the operations, so a bad one stays
+ * `400 invalid_patch` (api/content/service.ts), never a schema's `invalid_body`.
+ */
+const pointer = (description: string) => t.String({ pattern: '^(/([^~/]|~[01])*)*$', description })
+export const JsonPatchOperation = t.Union([
+  t.Object({ op: t.Union([t.Literal('add'), t.Literal('replace'), t.Literal('test')]), path: pointer('JSON Pointer of the target'), value: t.Unknown() }),
+  t.Object({ op: t.Literal('remove'), path: pointer('JSON Pointer of the target') }),
+  t.Object({ op: t.Union([t.Literal('move'), t.Literal('copy')]), from: pointer('JSON Pointer of the source'), path: pointer('JSON Pointer of the target') }),
+], { title: 'JsonPatchOperation', description: 'One RFC 6902 operation; `/__publishedBy`, `/__publishedAt`, `/__dirtyLocales` and the root are protected (`400 protected_field`)' })
+export const JsonPatch = t.Array(JsonPatchOperation, { title: 'JsonPatch', description: 'RFC 6902 JSON Patch, applied in order, all or nothing' })
 
 /** Lifecycle batches run their ids in order: a repeated id meets the first one's result (e.g. "There is no draft to discard."). */
 export const BatchIds = t.Object({ ids: t.Array(t.String(), { minItems: 1, maxItems: 100 }) }, { additionalProperties: false })

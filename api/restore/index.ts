@@ -19,6 +19,9 @@ const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
 const rawText = async ({ request }: { request: Request }) => ({ raw: await readBodyText(request) })
 const raw = (body: unknown) => (body as { raw: string }).raw
 
+
+/** Authentication rule 2 (api/restore/service.ts `readState`): said in the document, checked in the service. */
+const LIVE_RULE = 'Restoring into the draft of a published document needs `ChangeLiveContent` too (else a `403` batch list).'
 export function restoreRoutes({ db }: AppDeps) {
   return new Elysia({ detail: { tags: ['restore'] } })
     .use(authGuard(db))
@@ -36,6 +39,7 @@ export function restoreRoutes({ db }: AppDeps) {
         response: restoreResponses,
         detail: {
           summary: 'Restore a Published Version or a snapshot into the draft (never publishes)',
+          description: LIVE_RULE,
           requestBody: requestBody(RestoreRequest),
           responses: restoreOpenApiResponses,
         },
@@ -57,7 +61,7 @@ export function restoreRoutes({ db }: AppDeps) {
         headers: IfMatch,
         parse: rawText,
         response: restoreResponses,
-        detail: { summary: 'Restore a snapshot into the draft; same rules and answers as apply-version', requestBody: requestBody(ApplySnapshotRequest), responses: restoreOpenApiResponses },
+        detail: { summary: 'Restore a snapshot into the draft; same rules and answers as apply-version', description: LIVE_RULE, requestBody: requestBody(ApplySnapshotRequest), responses: restoreOpenApiResponses },
       },
     )
 }

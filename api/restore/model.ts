@@ -37,7 +37,7 @@ export const ProblemBody = t.Object({
   title: t.String(),
   status: t.Literal(400),
   errors: t.Record(t.String(), t.Array(t.String())),
-})
+}, { additionalProperties: false, title: 'Problem' })
 
 /** Every answer a restore route gives, per status, for `response:` and OpenAPI. */
 export const restoreResponses = {

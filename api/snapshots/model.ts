@@ -11,7 +11,7 @@ export const SnapshotRecord = t.Object({
   createdAt: t.String({ description: 'ISO 8601, UTC' }),
   createdBy: t.String(),
   expiresAt: t.Union([t.String(), t.Null()]),
-})
+}, { additionalProperties: false, title: 'SnapshotRecord' })
 export type SnapshotRecord = Static<typeof SnapshotRecord>
 
 // A missing `documentId` or `id` is `400 missing_id` (api/app.ts), not a generic invalid_body.

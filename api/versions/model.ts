@@ -7,10 +7,10 @@ export const VersionRow = t.Object({
   publishedBy: t.String(),
   locales: t.Array(t.String(), { description: 'Locale codes the version carries' }),
   status: t.Literal('published'),
-})
+}, { additionalProperties: false, title: 'VersionRow' })
 
 export const VersionPage = t.Object({
   rows: t.Array(VersionRow, { description: 'Newest first' }),
   hasMore: t.Boolean({ description: 'More revisions exist beyond this page' }),
   nextStart: t.Integer({ description: 'Raw revision offset consumed; pass as the next `start`' }),
-})
+}, { additionalProperties: false, title: 'VersionPage' })

@@ -2,7 +2,7 @@
  * Webhook contracts shared by the api and the dispatcher. Imports only TypeBox (style.md rule 3),
  * so the dispatcher binary does not pull in Elysia.
  */
-import { Type as t, type Static } from '@sinclair/typebox'
+import { Type as t, type Static, type TSchema } from '@sinclair/typebox'
 
 export const EVENT_TYPES = ['content.published', 'content.unpublished', 'site.changed'] as const
 export type EventType = (typeof EVENT_TYPES)[number]
@@ -38,7 +38,7 @@ export const WebhookCreate = t.Object(
     })),
     options: t.Optional(WebhookOptionsInput),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'WebhookCreate' },
 )
 export type WebhookCreate = Static<typeof WebhookCreate>
 
@@ -62,10 +62,10 @@ export const WebhookRecord = t.Object({
   options: t.Object({ eventType: t.Optional(t.String()), tokenLast4: t.Optional(t.String()) }),
   createdAt: t.String(),
   updatedAt: t.String(),
-})
+}, { additionalProperties: false, title: 'WebhookRecord' })
 export type WebhookRecord = Static<typeof WebhookRecord>
 /** Create, and update with a new secret: the only answers that carry the full secret. */
-export const WebhookWithSecret = t.Composite([WebhookRecord, t.Object({ secret: t.String() })])
+export const WebhookWithSecret = t.Composite([WebhookRecord, t.Object({ secret: t.String() })], { additionalProperties: false, title: 'WebhookWithSecret' })
 
 export const TestResult = t.Object({
   delivered: t.Boolean(),
@@ -73,7 +73,7 @@ export const TestResult = t.Object({
   durationMs: t.Integer(),
   responseBody: t.String(),
   error: t.Optional(t.String()),
-})
+}, { additionalProperties: false, title: 'WebhookTestResult' })
 
 /** `scheduled` by the dispatcher, `manual` after a redelivery, `test` from the test endpoint. */
 const TriggerSchema = t.Union([t.Literal('scheduled'), t.Literal('manual'), t.Literal('test')])
@@ -87,30 +87,38 @@ export const AttemptView = t.Object({
   durationMs: t.Integer(),
   nextAttemptAt: t.Union([t.String(), t.Null()]),
   responseBody: t.String({ description: "The receiver's answer, up to 4 KiB; empty when there was none" }),
-})
+}, { additionalProperties: false, title: 'DeliveryAttempt' })
 export const DeliveryView = t.Object({
   eventId: t.String(),
   eventType: EventTypeSchema,
   status: t.Union([t.Literal('pending'), t.Literal('delivered'), t.Literal('failed')]),
   createdAt: t.String(),
   attempts: t.Array(AttemptView),
-})
+}, { additionalProperties: false, title: 'Delivery' })
 
-/** spec.md "Webhook event payload (JSON body, version 2)". Field order is the spec's. */
-export interface EventPayload {
-  v: 2
-  eventType: EventType
-  eventId: string
-  occurredAt: string
-  teamId: string
-  workspaceId: string
-  userId: string | null
-  documentId: string | null
-  collection: string | null
-  locales: string[]
-  status: 'published' | 'archived' | 'deleted' | 'template' | 'localization' | 'locales' | 'index'
-  url: string
-  urls: Record<string, string>
-  previousUrls: string[]
-  scope: 'document' | 'site'
-}
+/**
+ * spec.md "Webhook event payload (JSON body, version 2)". Field order is the spec's. A schema (not
+ * only a type) so that the OpenAPI document's `webhooks` entry gives receivers a payload type.
+ * Open (no `additionalProperties: false`): fields are only ever added within a version.
+ */
+const nullable = (schema: TSchema, description: string) => t.Union([schema, t.Null()], { description })
+export const EventPayload = t.Object({
+  v: t.Literal(2, { description: 'Payload version; fields are only ever added within a version' }),
+  eventType: t.Union([t.Literal('content.published'), t.Literal('content.unpublished'), t.Literal('site.changed')], { description: 'Equals the `X-Service-Event` header' }),
+  eventId: t.String({ description: 'Equals the `X-Service-Delivery` header; identical on every retry (UUID form)' }),
+  occurredAt: t.String({ description: 'UTC timestamp (ISO 8601) of the event' }),
+  teamId: t.String(),
+  workspaceId: t.String(),
+  userId: nullable(t.String(), 'Acting user; `null` for a scheduled publish'),
+  documentId: nullable(t.String(), 'The document; `null` on `site.changed`'),
+  collection: nullable(t.String(), "Collection of the document's content type; `null` on `site.changed`"),
+  locales: t.Array(t.String(), { description: 'Languages a publish covered; empty on other events' }),
+  status: t.Union([
+    t.Literal('published'), t.Literal('archived'), t.Literal('deleted'), t.Literal('template'), t.Literal('localization'), t.Literal('locales'), t.Literal('index'),
+  ], { description: 'See spec.md "Events"' }),
+  url: t.String({ description: "Version 1 field: the default language's entry of `urls`; on `content.unpublished`, the first of `previousUrls`" }),
+  urls: t.Record(t.String(), t.String(), { description: 'Language code to path where the document is served after the change' }),
+  previousUrls: t.Array(t.String(), { description: 'Paths that served the document before the change and no longer do' }),
+  scope: t.Union([t.Literal('document'), t.Literal('site')], { description: '`site`: `urls` and `previousUrls` may be incomplete, refresh everything' }),
+}, { title: 'EventPayload' })
+export type EventPayload = Static<typeof EventPayload>

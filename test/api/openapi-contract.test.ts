@@ -8,13 +8,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
 import { errorResponse } from '../../api/app'
 import { createLogger } from '../../api/log'
-import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { createTestContext, inlineRefs, TEAM, TOKENS, type TestContext } from '../helpers'
 
 let ctx: TestContext
 let doc: any
 beforeAll(async () => {
   ctx = await createTestContext()
-  doc = (await ctx.call('GET', '/swagger/json', { token: null })).body
+  doc = inlineRefs((await ctx.call('GET', '/swagger/json', { token: null })).body)
 })
 afterAll(() => ctx.close())
 
