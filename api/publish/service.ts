@@ -9,7 +9,7 @@
  */
 import type { Db, Tx } from '../../db/client'
 import { deleteDoc, loadDoc, putRevision, saveDoc } from '../../db/store'
-import { asDocument, dirtyLocales, roundTripTimestamp, stripStamp } from '../content/document'
+import { asDocument, dirtyLocales, fieldsChanged, roundTripTimestamp, stripStamp } from '../content/document'
 import { batchItemId, draftId, isStorableId, parseId, scheduledId } from '../content/ids'
 import type { BatchItem, Document } from '../content/model'
 import { loadLive, present } from '../content/service'
@@ -170,8 +170,7 @@ function settleDraft(tx: Tx, draft: DocumentRow | null, live: Document) {
   if (!draft) return
   const body = asDocument(draft.body)
   const dirty = dirtyLocales(body, live)
-  const sameFields = JSON.stringify(body.fields) === JSON.stringify(live.fields)
-  if (dirty.length === 0 && sameFields) {
+  if (dirty.length === 0 && !fieldsChanged(live, body)) {
     deleteDoc(tx, draft.teamId, draft.id)
   } else {
     saveDoc(tx, { ...draft, body: { ...body, __dirtyLocales: dirty }, current: draft })

@@ -19,9 +19,9 @@ const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
 const rawText = async ({ request }: { request: Request }) => ({ raw: await readBodyText(request) })
 const raw = (body: unknown) => (body as { raw: string }).raw
 
-
 /** Authentication rule 2 (api/restore/service.ts `readState`): said in the document, checked in the service. */
 const LIVE_RULE = 'Restoring into the draft of a published document needs `ChangeLiveContent` too (else a `403` batch list).'
+
 export function restoreRoutes({ db }: AppDeps) {
   return new Elysia({ detail: { tags: ['restore'] } })
     .use(authGuard(db))
