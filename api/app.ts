@@ -10,6 +10,7 @@ import { authenticateRequest } from './auth'
 import { normalizeOpenApi } from './openapi'
 import { checkDepth, isJsonMediaType, isUtf8Charset, readJsonBody } from './body'
 import type { AppDeps } from './deps'
+import { writeLockFree } from '../db/client'
 import { contentRoutes } from './content'
 import { versionRoutes } from './versions'
 import { publishRoutes } from './publish'
@@ -216,6 +217,12 @@ export function createApp(deps: AppDeps) {
     // code walks it. Elysia's validation error builder recurses into it (a stack overflow, 500,
     // after seconds of blocking every request), as would JSON.stringify and JSON Patch.
     .onTransform({ as: 'global' }, ({ body }) => checkDepth(body))
+    // Last before a write's handler (after authorisation and validation): wait for another
+    // process's write lock here, on timers, so that a large seed holding it does not stop
+    // every other request of the api (db/client.ts `writeLockFree`). Every other method writes.
+    .onBeforeHandle({ as: 'global' }, async ({ request }) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD') await writeLockFree(deps.db)
+    })
     .use(
       // The plugin's document as strict validators and client generators want it (api/openapi.ts);
       // the hook lives in this small instance so that it runs for the swagger routes only.

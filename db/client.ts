@@ -53,6 +53,41 @@ export function checkpoint(db: Db): void {
   db.$client.exec('PRAGMA wal_checkpoint(PASSIVE)')
 }
 
+/**
+ * Waits until no other connection holds the write lock, without holding up this process.
+ * bun:sqlite waits for a lock inside the statement, synchronously: a write that finds another
+ * process (a large seed) holding it would stop every request of the api, reads and `/health`
+ * too, for up to busy_timeout. Awaited before a write's transaction, the wait is on timers
+ * instead, and the transaction that follows at once rarely finds the lock taken again.
+ * Throws SQLITE_BUSY once the connection's busy_timeout has passed, as the statement would.
+ */
+export async function writeLockFree(db: Db): Promise<void> {
+  const c = db.$client
+  const timeoutMs = (c.query('PRAGMA busy_timeout').get() as { timeout: number }).timeout
+  const deadline = Date.now() + timeoutMs
+  for (let waitMs = 1; !tryWriteLock(c, timeoutMs); waitMs = Math.min(2 * waitMs, 25)) {
+    const left = deadline - Date.now()
+    if (left <= 0) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' })
+    await Bun.sleep(Math.min(waitMs, left))
+  }
+}
+
+/** Takes and at once gives back the write lock without waiting; false when another connection holds it. */
+function tryWriteLock(c: Database, timeoutMs: number): boolean {
+  if (c.inTransaction) return true // only this connection's own (synchronous) transaction could hold it
+  c.exec('PRAGMA busy_timeout = 0')
+  try {
+    c.exec('BEGIN IMMEDIATE')
+    c.exec('ROLLBACK')
+    return true
+  } catch (e) {
+    if (/^SQLITE_BUSY/.test(String((e as { code?: unknown }).code))) return false
+    throw e
+  } finally {
+    c.exec(`PRAGMA busy_timeout = ${timeoutMs}`)
+  }
+}
+
 const isDirectory = (path: string) => {
   try {
     return statSync(path).isDirectory()

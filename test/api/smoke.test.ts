@@ -94,6 +94,30 @@ test('a write that waits past the busy timeout on another process\'s lock is 503
   }
 })
 
+test('a write waiting for another process\'s lock does not hold up other requests, and goes through when the lock is free', async () => {
+  const waiting = await createTestContext()
+  const other = new Database(waiting.path)
+  try {
+    other.exec('BEGIN IMMEDIATE') // a large seed in another process holds the write lock
+    const doc = { id: 'pages/waits', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'W', slug: 'waits' } } }
+    let writeDone = false
+    const write = waiting.call('POST', `/content/${TEAM}`, { body: doc }).finally(() => (writeDone = true))
+    // bun:sqlite waits for a lock synchronously: before, the read below was answered only after
+    // the write had waited out the whole busy timeout (10 s) and failed 503.
+    const started = performance.now()
+    const health = await waiting.call('GET', '/health', { token: null })
+    const read = await waiting.call('GET', `/content/${TEAM}?id=pages/home`)
+    expect({ health: health.status, read: read.status, writeDone }).toEqual({ health: 200, read: 200, writeDone: false })
+    expect(performance.now() - started).toBeLessThan(2000)
+    other.exec('COMMIT')
+    const res = await write
+    expect({ status: res.status, id: res.body.id }).toEqual({ status: 200, id: 'pages/waits' })
+  } finally {
+    other.close()
+    waiting.close()
+  }
+})
+
 test('a response that breaks its own schema is a 500 whose log line says where, never the value (a webhook answer holds the full secret)', async () => {
   const lines: string[] = []
   const log = createLogger('info', 'test', { write: (line: string) => void lines.push(line) })
