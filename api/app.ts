@@ -10,7 +10,7 @@ import { authenticateRequest } from './auth'
 import { normalizeOpenApi } from './openapi'
 import { checkDepth, isJsonMediaType, isUtf8Charset, readJsonBody } from './body'
 import type { AppDeps } from './deps'
-import { writeLockFree } from '../db/client'
+import { isLocked, writeLockFree } from '../db/client'
 import { contentRoutes } from './content'
 import { versionRoutes } from './versions'
 import { publishRoutes } from './publish'
@@ -30,15 +30,6 @@ const publicPaths = (metricsPublic: boolean) => (metricsPublic ? /^\/(health|met
 
 const json = (status: number, body: unknown, type = 'application/json') =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': `${type}; charset=utf-8` } })
-
-/**
- * SQLite's "the database is locked" (another process holds the write lock past busy_timeout),
- * thrown by bun:sqlite itself or wrapped by drizzle's query layer (`DrizzleQueryError.cause`).
- */
-function isBusy(error: unknown): boolean {
-  const e = error as { code?: unknown; cause?: { code?: unknown } } | null
-  return /^SQLITE_BUSY/.test(String(e?.code ?? e?.cause?.code ?? ''))
-}
 
 /**
  * Maps every thrown error to the body spec.md and contract.md fix for it. `log` carries the
@@ -67,7 +58,7 @@ export function errorResponse(error: unknown, code: string | number, log: AppDep
     // Another process held the write lock for longer than busy_timeout (a long seed): a known,
     // passing condition, for the client to retry, not an internal error. The write that waited
     // did not happen (in a batch, the items before it did).
-    .when(({ error }) => isBusy(error), () => {
+    .when(({ error }) => isLocked(error), () => {
       log.warn('the database stayed locked by another writer past the busy timeout')
       const res = json(503, { error: 'busy', message: 'The database stayed locked by another write (e.g. a large seed). Try again shortly.' })
       res.headers.set('retry-after', '1')

@@ -54,6 +54,15 @@ export function checkpoint(db: Db): void {
 }
 
 /**
+ * SQLite's "the database is locked" (another connection holds the write lock past busy_timeout),
+ * thrown by bun:sqlite itself or wrapped by drizzle's query layer (`DrizzleQueryError.cause`).
+ */
+export function isLocked(error: unknown): boolean {
+  const e = error as { code?: unknown; cause?: { code?: unknown } } | null
+  return /^SQLITE_BUSY/.test(String(e?.code ?? e?.cause?.code ?? ''))
+}
+
+/**
  * Waits until no other connection holds the write lock, without holding up this process.
  * bun:sqlite waits for a lock inside the statement, synchronously: a write that finds another
  * process (a large seed) holding it would stop every request of the api, reads and `/health`
@@ -81,7 +90,7 @@ function tryWriteLock(c: Database, timeoutMs: number): boolean {
     c.exec('ROLLBACK')
     return true
   } catch (e) {
-    if (/^SQLITE_BUSY/.test(String((e as { code?: unknown }).code))) return false
+    if (isLocked(e)) return false
     throw e
   } finally {
     c.exec(`PRAGMA busy_timeout = ${timeoutMs}`)
