@@ -4,6 +4,8 @@
  * startup with a `ConfigError` naming the variable, never replaced by the default or left to
  * misbehave later (`DISPATCHER_LEASE_MS=-1` sent the same events thousands of times a second).
  */
+import { readFileSync } from 'node:fs'
+
 export interface Config {
   port: number
   databasePath: string
@@ -58,8 +60,27 @@ function boolean(env: Env, name: string): boolean {
   return value === 'true'
 }
 
+/**
+ * Bun reads NODE_EXTRA_CA_CERTS itself and skips a file it cannot use without a word: every
+ * https target signed by that CA would then fail its sends with a certificate error.
+ */
+function checkExtraCaCerts(env: Env): void {
+  const path = env.NODE_EXTRA_CA_CERTS
+  if (!isSet(path)) return
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (e) {
+    throw new ConfigError(`NODE_EXTRA_CA_CERTS must name a readable PEM file of CA certificates; cannot read ${shown(path)} (${(e as { code?: string }).code ?? 'error'}).`)
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new ConfigError(`NODE_EXTRA_CA_CERTS must name a PEM file of CA certificates; ${shown(path)} holds no "-----BEGIN CERTIFICATE-----" block.`)
+  }
+}
+
 /** Reads and checks every setting; throws a `ConfigError` for the first one that cannot be used. */
 export function loadConfig(env: Env = process.env): Config {
+  checkExtraCaCerts(env)
   const logLevel = (env.LOG_LEVEL || 'info').toLowerCase()
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (any case); got ${shown(env.LOG_LEVEL!)}.`)

@@ -31,7 +31,8 @@ try {
   console.error(`api: cannot listen on PORT=${config.port}: ${inUse ? 'the port is in use by another process; stop it or set PORT to a free port' : (e as Error).message}`)
   process.exit(1)
 }
-log.info({ port: config.port, databasePath: config.databasePath }, 'api listening')
+// PORT=0 takes any free port: the log names the one the system gave.
+log.info({ port: app.server?.port ?? config.port, databasePath: config.databasePath }, 'api listening')
 
 const stop = async (signal: string) => {
   log.info({ signal }, 'api stopping')

@@ -19,6 +19,14 @@ const config = loadConfigOrExit('dispatcher')
 const log = createLogger(config.logLevel, 'dispatcher')
 const compiled = isCompiled()
 const db = openDbOrExit('dispatcher', config.databasePath, { migrate: !compiled })
+// A stop while waiting for the api's migration has nothing in flight: exit 0 at once, as later.
+let stop = async (signal: string): Promise<void> => {
+  log.info({ signal }, 'dispatcher stopping')
+  db.$client.close()
+  process.exit(0)
+}
+process.on('SIGINT', () => void stop('SIGINT'))
+process.on('SIGTERM', () => void stop('SIGTERM'))
 if (compiled) await waitForSchema(db, log)
 const dispatcher = createDispatcher({
   db, log, metrics: createMetrics(), pollMs: config.dispatcherPollMs,
@@ -40,7 +48,7 @@ dispatcher.start()
 log.info({ databasePath: config.databasePath, pollMs: config.dispatcherPollMs, allowPrivateTargets: config.allowPrivateTargets }, 'dispatcher started')
 
 let stopping = false
-const stop = async (signal: string) => {
+stop = async (signal: string) => {
   if (stopping) return
   stopping = true
   log.info({ signal, inFlight: dispatcher.inFlight() }, 'dispatcher stopping')
@@ -49,5 +57,3 @@ const stop = async (signal: string) => {
   db.$client.close()
   process.exit(0)
 }
-process.on('SIGINT', () => void stop('SIGINT'))
-process.on('SIGTERM', () => void stop('SIGTERM'))

@@ -9,7 +9,7 @@ import { startReceiver, TLS_FIXTURE, type Answer, type TestReceiver } from '../r
 import { verifySignature } from '../../receiver'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
-import { rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { blockedAddressReason, systemLookup } from '../../dispatcher/ssrf'
 
 const root = new URL('../..', import.meta.url).pathname
@@ -40,8 +40,8 @@ async function setup(opts: { answers?: Answer[]; env?: Record<string, string>; e
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', DISPATCHER_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '300', DISPATCHER_LEASE_MS: '1000',
     SITE_CHANGE_QUIET_MS: '300', SITE_CHANGE_MAX_HOLD_MS: '60000', ...opts.env,
   }
-  const spawn = (cmd = ['bun', 'dispatcher/main.ts']) => {
-    const p = Bun.spawn(cmd, { cwd: root, env, stdout: 'ignore', stderr: 'inherit' })
+  const spawn = (cmd = ['bun', 'dispatcher/main.ts'], cwd = root) => {
+    const p = Bun.spawn(cmd, { cwd, env, stdout: 'ignore', stderr: 'inherit' })
     cleanup.push(() => kill(p, 'SIGKILL'))
     return p
   }
@@ -243,7 +243,7 @@ test('SIGTERM waits for the send in flight and records it before exiting', async
   expect(ctx.db.$client.query('SELECT status, lease_token AS lease FROM outbox').all()).toEqual([{ status: 'delivered', lease: null }])
 })
 
-test('the compiled binary (package.json "build:dispatcher") delivers, and its worker checkpoints the WAL', async () => {
+test('the compiled binary (package.json "build:dispatcher") delivers, reads no .env or bunfig.toml from its working directory, stops cleanly while it waits for the migration, and its worker checkpoints the WAL', async () => {
   const { ctx, rx, spawn, publish } = await setup()
   const dir = makeTestDir('content-binary-')
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }))
@@ -251,10 +251,34 @@ test('the compiled binary (package.json "build:dispatcher") delivers, and its wo
   const outfile = join(dir, 'content-dispatcher')
   const build = Bun.spawn(['sh', '-c', script.replace('dist/content-dispatcher', outfile)], { cwd: root, stdout: 'ignore', stderr: 'pipe' })
   expect(await build.exited).toBe(0)
-  spawn([outfile])
+  // The unit's working directory is the service user's writable data directory: a file dropped
+  // there must not set settings (Bun reads .env by default) or run code (bunfig.toml preload).
+  const work = join(dir, 'work')
+  mkdirSync(work)
+  writeFileSync(join(work, '.env'), 'DISPATCHER_PER_WEBHOOK=not-a-number\n')
+  writeFileSync(join(work, 'preload.ts'), `require('node:fs').writeFileSync(${JSON.stringify(join(dir, 'preloaded'))}, 'x')\n`)
+  writeFileSync(join(work, 'bunfig.toml'), 'preload = ["./preload.ts"]\n')
+  const binary = spawn([outfile], work)
   await publish('pages/binary')
   await waitFor(() => rx.requests.length > 0, 10_000, 'delivery from the binary')
   expect(JSON.parse(rx.requests[0]!.body)).toMatchObject({ eventType: 'content.published', documentId: 'pages/binary' })
+  expect({ exited: binary.exitCode, preloaded: existsSync(join(dir, 'preloaded')) }).toEqual({ exited: null, preloaded: false })
+
+  // On a database the api has not migrated yet it waits; a stop then is prompt, logged and exit 0.
+  const waiting = Bun.spawn([outfile], {
+    cwd: work, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', DATABASE_PATH: join(dir, 'fresh.db'), LOG_LEVEL: 'info' },
+    stdout: 'pipe', stderr: 'inherit',
+  })
+  cleanup.push(() => kill(waiting, 'SIGKILL'))
+  let output = ''
+  const reader = (async () => {
+    for await (const chunk of waiting.stdout) output += new TextDecoder().decode(chunk)
+  })()
+  await waitFor(() => output.includes('waiting for the api to migrate'), 10_000, 'the binary waits for the migration')
+  waiting.kill('SIGTERM')
+  expect(await waiting.exited).toBe(0)
+  await reader
+  expect(output).toContain('"msg":"dispatcher stopping"')
 
   // Only the worker copies the WAL back now: the api connection's automatic checkpoints are off.
   ctx.db.$client.exec('PRAGMA wal_autocheckpoint = 0')

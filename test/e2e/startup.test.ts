@@ -23,6 +23,8 @@ test('a setting that cannot be used stops each process at startup: one line nami
     [['dispatcher/main.ts'], { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }, 'dispatcher: configuration error: WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false'],
     [['cli/main.ts', 'push-index', 'x.json'], { MAX_BODY_BYTES: '-1' }, 'cli: configuration error: MAX_BODY_BYTES must be'],
     [['scripts/start.ts'], { PORT: '-1' }, 'start: configuration error: PORT must be'],
+    [['dispatcher/main.ts'], { NODE_EXTRA_CA_CERTS: join(dir, 'no-such-ca.pem') }, 'dispatcher: configuration error: NODE_EXTRA_CA_CERTS must name a readable PEM file'],
+    [['api/main.ts'], { NODE_EXTRA_CA_CERTS: join(root, 'package.json') }, 'api: configuration error: NODE_EXTRA_CA_CERTS must name a PEM file of CA certificates'],
   ]
   const results = await Promise.all(cases.map(([argv, env]) => run(argv, { DATABASE_PATH: databasePath, ...env })))
   for (const [i, [argv, , message]] of cases.entries()) {
@@ -98,3 +100,46 @@ test.skipIf(process.getuid?.() !== 0 || !runuser)('a database file this user may
   const stderr = await new Response(proc.stderr).text()
   expect({ code, named: stderr.includes('api: cannot use the database at DATABASE_PATH=') && /readonly|read-only/i.test(stderr) }).toEqual({ code: 1, named: true })
 }, 30_000)
+
+/** `key=value` lines of a systemd unit in deploy/ (the last one wins, as systemd reads them). */
+async function unit(name: string): Promise<Record<string, string>> {
+  const text = await Bun.file(join(root, 'deploy', name)).text()
+  return Object.fromEntries(text.split('\n').filter((l) => /^[A-Za-z]+=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
+}
+
+test('the api as its systemd unit runs it reads no .env from its working directory; PORT=0 logs the port it got', async () => {
+  const api = await unit('content-api.service')
+  // ExecStart=/usr/local/bin/bun <flags> api/main.ts, run here with this Bun, from a directory holding a .env.
+  const [, ...args] = api.ExecStart!.split(' ')
+  const work = join(dir, 'unit-work')
+  mkdirSync(work)
+  writeFileSync(join(work, '.env'), 'MAX_BODY_BYTES=not-a-number\n')
+  const argv = args.map((a) => (a.endsWith('.ts') ? join(root, a) : a))
+  const proc = Bun.spawn([process.execPath, ...argv], {
+    cwd: work, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', PORT: '0', DATABASE_PATH: join(dir, 'unit', 'content.db'), LOG_LEVEL: 'info' },
+    stdout: 'pipe', stderr: 'pipe',
+  })
+  let output = ''
+  const reader = (async () => {
+    for await (const chunk of proc.stdout) output += new TextDecoder().decode(chunk)
+  })()
+  try {
+    const listening = await waitFor(() => output.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'api listening'), 20_000, 'api listening')
+    expect(listening.port).toBeGreaterThan(0)
+    expect((await fetch(`http://127.0.0.1:${listening.port}/health`)).status).toBe(200)
+  } finally {
+    proc.kill('SIGTERM')
+  }
+  expect({ code: await proc.exited, stderr: await new Response(proc.stderr).text() }).toEqual({ code: 0, stderr: '' })
+  await reader
+}, 30_000)
+
+test('each systemd unit waits longer for a stop than a webhook send may take (WEBHOOK_TIMEOUT_MS, 30 s by default)', async () => {
+  // The api's test endpoint sends synchronously, the dispatcher finishes its sends in flight:
+  // a unit that kills sooner cuts them off (a test answer lost, a send made twice).
+  for (const name of ['content-api.service', 'content-dispatcher.service']) {
+    const u = await unit(name)
+    const timeoutMs = Number(/WEBHOOK_TIMEOUT_MS=(\d+)/.exec(Object.entries(u).map(([k, v]) => `${k}=${v}`).join('\n'))?.[1] ?? 30_000)
+    expect({ name, stopsAfterSend: Number(u.TimeoutStopSec) * 1000 > timeoutMs }).toEqual({ name, stopsAfterSend: true })
+  }
+})
