@@ -15,8 +15,8 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 export type Conn = Db | Tx
 
 /**
- * Opens (creating if needed) the database at `path`, sets WAL, busy timeout, foreign keys and
- * synchronous=NORMAL, and applies pending migrations under a cross-process lock.
+ * Opens (creating if needed) the database at `path`, sets WAL, busy timeout, foreign keys,
+ * synchronous=NORMAL and secure_delete=FAST, and applies pending migrations under a cross-process lock.
  */
 export function openDb(path: string, opts: { migrate?: boolean } = {}): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
@@ -26,6 +26,10 @@ export function openDb(path: string, opts: { migrate?: boolean } = {}): Db {
   sqlite.exec('PRAGMA journal_mode = WAL')
   sqlite.exec('PRAGMA foreign_keys = ON')
   sqlite.exec('PRAGMA synchronous = NORMAL')
+  // A rewritten or deleted row's old bytes are zeroed in its page, not left as free space: a
+  // replaced webhook secret or a dropped provider token must not live on in the file (and in
+  // every copy of it). FAST zeroes what costs no extra I/O: the page is written anyway.
+  sqlite.exec('PRAGMA secure_delete = FAST')
   // Writers should not pay for copying the WAL back: the dispatcher checkpoints in the
   // background (see checkpoint()); this larger automatic threshold is only a safety net.
   sqlite.exec('PRAGMA wal_autocheckpoint = 10000')

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 import { startReceiver, type TestReceiver } from '../receiver'
 import { verifySignature } from '../../receiver'
@@ -113,6 +114,31 @@ test('a provider token is kept only for github: refused on another provider, dro
   expect(stored.options).not.toContain('ghp_secret_token')
   const again = await ctx.call('PATCH', `${base}/${gh.id}`, { token: TOKENS.webhooks, body: { options: { token: 'ghp_secret_token_9876' } } })
   expect({ status: again.status, error: again.body.error }).toEqual({ status: 400, error: 'invalid_body' })
+})
+
+test('a replaced secret and a dropped provider token are gone from the database file, not only from the row', async () => {
+  // Backups copy the file: SQLite leaves a rewritten row's old bytes in the page unless told
+  // to zero them (secure_delete).
+  const own = await createTestContext()
+  try {
+    const oldSecret = 'old-secret-to-forget-0123456789-abcdef'
+    // A long token: the row then shrinks by more than the bytes up to the secret, which SQLite
+    // would leave behind in the page as free space (the new row goes at the old one's end).
+    const token = `ghp_token_to_forget_${'t'.repeat(400)}`
+    const body = { label: 'gh', provider: 'github', target: 'https://api.github.com/repos/acme/site/dispatches', secret: oldSecret, options: { token } }
+    const hook = (await own.call('POST', base, { token: TOKENS.webhooks, body })).body
+    const onDisk = () => {
+      own.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)') // everything in the file itself, the WAL emptied
+      const file = readFileSync(own.path, 'latin1')
+      return { secret: file.includes(oldSecret), token: file.includes(token.slice(0, 40)) }
+    }
+    expect(onDisk()).toEqual({ secret: true, token: true })
+    const patch = { provider: 'custom', target: rx.url, secret: 'a-new-secret-of-32-chars-0123456' }
+    expect((await own.call('PATCH', `${base}/${hook.id}`, { token: TOKENS.webhooks, body: patch })).status).toBe(200)
+    expect(onDisk()).toEqual({ secret: false, token: false })
+  } finally {
+    own.close()
+  }
 })
 
 test('a short secret stored before the length rule is not given away by secretLast4', async () => {
