@@ -19,7 +19,9 @@ export type Conn = Db | Tx
  * synchronous=NORMAL and secure_delete=FAST, and applies pending migrations under a cross-process lock.
  */
 export function openDb(path: string, opts: { migrate?: boolean } = {}): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  // A directory made here is for this user only: the database holds webhook secrets, and the
+  // file SQLite creates in it is readable by others under the default umask (`bun start`'s ./data).
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   const sqlite = new Database(path, { create: true, strict: true })
   // busy_timeout first: switching a new file to WAL takes a lock another process may hold.
   sqlite.exec('PRAGMA busy_timeout = 10000')
