@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs'
 
 export interface Config {
   port: number
+  /** The address the api listens on: all interfaces by default, `127.0.0.1` behind a reverse proxy. */
+  host: string
   databasePath: string
   logLevel: LogLevel
   allowPrivateTargets: boolean
@@ -60,6 +62,16 @@ function boolean(env: Env, name: string): boolean {
   return value === 'true'
 }
 
+/** An address or a name without spaces, scheme or port; whether it is this machine's, listening tells. */
+function host(env: Env): string {
+  const raw = env.HOST
+  if (!isSet(raw)) return '0.0.0.0'
+  if (!/^(\[[0-9a-fA-F:.]+\]|[0-9a-fA-F:]*:[0-9a-fA-F:.]*|[A-Za-z0-9.-]+)$/.test(raw)) {
+    throw new ConfigError(`HOST must be an address or a host name to listen on, e.g. 127.0.0.1 or ::1; got ${shown(raw)}.`)
+  }
+  return raw.startsWith('[') ? raw.slice(1, -1) : raw
+}
+
 /**
  * Bun reads NODE_EXTRA_CA_CERTS itself and skips a file it cannot use without a word: every
  * https target signed by that CA would then fail its sends with a certificate error.
@@ -71,10 +83,10 @@ function checkExtraCaCerts(env: Env): void {
   try {
     text = readFileSync(path, 'utf8')
   } catch (e) {
-    throw new ConfigError(`NODE_EXTRA_CA_CERTS must name a readable PEM file of CA certificates; cannot read ${shown(path)} (${(e as { code?: string }).code ?? 'error'}).`)
+    throw new ConfigError(`NODE_EXTRA_CA_CERTS must be a readable PEM file of CA certificates; cannot read ${shown(path)} (${(e as { code?: string }).code ?? 'error'}).`)
   }
   if (!text.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new ConfigError(`NODE_EXTRA_CA_CERTS must name a PEM file of CA certificates; ${shown(path)} holds no "-----BEGIN CERTIFICATE-----" block.`)
+    throw new ConfigError(`NODE_EXTRA_CA_CERTS must be a PEM file of CA certificates; ${shown(path)} holds no "-----BEGIN CERTIFICATE-----" block.`)
   }
 }
 
@@ -96,6 +108,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     // 0 asks the system for a free port.
     port: integer(env, 'PORT', 0, 65_535) ?? 3000,
+    host: host(env),
     databasePath: env.DATABASE_PATH || './data/content.db',
     logLevel: logLevel as LogLevel,
     allowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),

@@ -23,16 +23,17 @@ if (!hasAnyTeam(db)) {
 // and the kernel would split requests between two databases. A busy port is an error instead.
 const app = createApp({ db, config, log, metrics })
 try {
-  app.listen({ port: config.port, reusePort: false })
+  app.listen({ hostname: config.host, port: config.port, reusePort: false })
 } catch (e) {
   // One line, like every other startup failure, not Elysia's stack trace. Exit 1, not 78: the
-  // port may be free again on systemd's next try.
+  // port may be free again (or the address up) on systemd's next try.
   const inUse = (e as { code?: string }).code === 'EADDRINUSE'
-  console.error(`api: cannot listen on PORT=${config.port}: ${inUse ? 'the port is in use by another process; stop it or set PORT to a free port' : (e as Error).message}`)
+  const why = inUse ? 'the port is in use by another process; stop it or set PORT to a free port' : (e as Error).message
+  console.error(`api: cannot listen on ${config.host === '0.0.0.0' ? '' : `HOST=${config.host} `}PORT=${config.port}: ${why}`)
   process.exit(1)
 }
 // PORT=0 takes any free port: the log names the one the system gave.
-log.info({ port: app.server?.port ?? config.port, databasePath: config.databasePath }, 'api listening')
+log.info({ host: config.host, port: app.server?.port ?? config.port, databasePath: config.databasePath }, 'api listening')
 
 const stop = async (signal: string) => {
   log.info({ signal }, 'api stopping')

@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from '../../api/config'
 
 test('every setting has its README default', () => {
   expect(loadConfig({})).toEqual({
-    port: 3000, databasePath: './data/content.db', logLevel: 'info', allowPrivateTargets: false,
+    port: 3000, host: '0.0.0.0', databasePath: './data/content.db', logLevel: 'info', allowPrivateTargets: false,
     dispatcherPollMs: 250, siteChangeQuietMs: 30_000, siteChangeMaxHoldMs: 1_800_000, webhookTimeoutMs: 30_000,
     maxBodyBytes: 1_048_576, metricsPublic: false,
     dispatcherLeaseMs: undefined, dispatcherConcurrency: undefined, dispatcherPerWebhook: undefined,
@@ -14,11 +14,11 @@ test('every setting has its README default', () => {
 
 test('good values are read as given', () => {
   const config = loadConfig({
-    PORT: '0', LOG_LEVEL: 'Silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'TRUE', METRICS_PUBLIC: 'false', WEBHOOK_TIMEOUT_MS: '300',
+    PORT: '0', HOST: '::1', LOG_LEVEL: 'Silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'TRUE', METRICS_PUBLIC: 'false', WEBHOOK_TIMEOUT_MS: '300',
     DISPATCHER_LEASE_MS: '800', DISPATCHER_CONCURRENCY: '8', DISPATCHER_PER_WEBHOOK: '2', SITE_CHANGE_QUIET_MS: '0', MAX_BODY_BYTES: '2048',
   })
   expect(config).toMatchObject({
-    port: 0, logLevel: 'silent', allowPrivateTargets: true, metricsPublic: false, webhookTimeoutMs: 300,
+    port: 0, host: '::1', logLevel: 'silent', allowPrivateTargets: true, metricsPublic: false, webhookTimeoutMs: 300,
     dispatcherLeaseMs: 800, dispatcherConcurrency: 8, dispatcherPerWebhook: 2, siteChangeQuietMs: 0, maxBodyBytes: 2048,
   })
 })
@@ -33,6 +33,8 @@ test('a value that is set but wrong is refused, naming the variable; never read 
     { DISPATCHER_LEASE_MS: '-1' }, { SITE_CHANGE_QUIET_MS: '-1' }, { SITE_CHANGE_MAX_HOLD_MS: 'soon' },
     { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }, { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' }, { METRICS_PUBLIC: 'on' },
     { LOG_LEVEL: 'verbose' }, { LOG_LEVEL: 'in fo' },
+    { HOST: 'http://localhost' }, { HOST: '127.0.0.1:3000' }, { HOST: 'local host' },
+    { NODE_EXTRA_CA_CERTS: '/no/such/ca.pem' },
   ]
   for (const env of bad) {
     const [name] = Object.keys(env)
@@ -45,6 +47,11 @@ test('a value that is set but wrong is refused, naming the variable; never read 
     expect({ env, refused: error instanceof ConfigError, names: String((error as Error | undefined)?.message).startsWith(`${name} must be`) })
       .toEqual({ env, refused: true, names: true })
   }
+})
+
+test('HOST takes an address or a name; [::1] is read as ::1', () => {
+  expect(['localhost', '127.0.0.1', '::', '[::1]', 'api.internal'].map((HOST) => loadConfig({ HOST }).host))
+    .toEqual(['localhost', '127.0.0.1', '::', '::1', 'api.internal'])
 })
 
 test('a lease shorter than a whole send plus 500 ms is refused: the dispatcher would claim its own slow sends again', () => {

@@ -1,6 +1,7 @@
 import { afterAll, expect, test } from 'bun:test'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { networkInterfaces } from 'node:os'
 import { makeTestDir, waitFor } from '../helpers'
 
 const root = join(import.meta.dir, '../..')
@@ -23,8 +24,9 @@ test('a setting that cannot be used stops each process at startup: one line nami
     [['dispatcher/main.ts'], { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }, 'dispatcher: configuration error: WEBHOOK_ALLOW_PRIVATE_TARGETS must be true or false'],
     [['cli/main.ts', 'push-index', 'x.json'], { MAX_BODY_BYTES: '-1' }, 'cli: configuration error: MAX_BODY_BYTES must be'],
     [['scripts/start.ts'], { PORT: '-1' }, 'start: configuration error: PORT must be'],
-    [['dispatcher/main.ts'], { NODE_EXTRA_CA_CERTS: join(dir, 'no-such-ca.pem') }, 'dispatcher: configuration error: NODE_EXTRA_CA_CERTS must name a readable PEM file'],
-    [['api/main.ts'], { NODE_EXTRA_CA_CERTS: join(root, 'package.json') }, 'api: configuration error: NODE_EXTRA_CA_CERTS must name a PEM file of CA certificates'],
+    [['api/main.ts'], { HOST: 'http://127.0.0.1:80' }, 'api: configuration error: HOST must be an address or a host name'],
+    [['dispatcher/main.ts'], { NODE_EXTRA_CA_CERTS: join(dir, 'no-such-ca.pem') }, 'dispatcher: configuration error: NODE_EXTRA_CA_CERTS must be a readable PEM file'],
+    [['api/main.ts'], { NODE_EXTRA_CA_CERTS: join(root, 'package.json') }, 'api: configuration error: NODE_EXTRA_CA_CERTS must be a PEM file of CA certificates'],
   ]
   const results = await Promise.all(cases.map(([argv, env]) => run(argv, { DATABASE_PATH: databasePath, ...env })))
   for (const [i, [argv, , message]] of cases.entries()) {
@@ -143,3 +145,27 @@ test('each systemd unit waits longer for a stop than a webhook send may take (WE
     expect({ name, stopsAfterSend: Number(u.TimeoutStopSec) * 1000 > timeoutMs }).toEqual({ name, stopsAfterSend: true })
   }
 })
+
+test('HOST=127.0.0.1 keeps the api off every other address (behind a reverse proxy)', async () => {
+  const proc = Bun.spawn(['bun', 'api/main.ts'], {
+    cwd: root, env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DATABASE_PATH: join(dir, 'host', 'content.db'), LOG_LEVEL: 'info' }, stdout: 'pipe', stderr: 'pipe',
+  })
+  let output = ''
+  const reader = (async () => {
+    for await (const chunk of proc.stdout) output += new TextDecoder().decode(chunk)
+  })()
+  try {
+    const listening = await waitFor(() => output.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'api listening'), 20_000, 'api listening')
+    expect({ host: listening.host, health: (await fetch(`http://127.0.0.1:${listening.port}/health`)).status }).toEqual({ host: '127.0.0.1', health: 200 })
+    // Another address of this machine, where there is one (a container may have only loopback).
+    const other = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)
+    if (other) {
+      const reached = await fetch(`http://${other.address}:${listening.port}/health`).then(() => true, () => false)
+      expect({ address: other.address, reached }).toEqual({ address: other.address, reached: false })
+    }
+  } finally {
+    proc.kill('SIGTERM')
+  }
+  expect(await proc.exited).toBe(0)
+  await reader
+}, 30_000)
