@@ -38,7 +38,8 @@ export const SeedFile = t.Object({
       defaultLocale: t.String(),
       contentTypes: t.Optional(t.Array(ContentTypeInput)),
       users: t.Optional(
-        t.Array(t.Object({ id: t.String({ minLength: 1 }), token: t.String({ minLength: 8 }), capabilities: t.Array(t.Union(CAPABILITIES.map((c) => t.Literal(c)))) })),
+        // `token: null` revokes the user's token: no request signs in as this user any more.
+        t.Array(t.Object({ id: t.String({ minLength: 1 }), token: t.Union([t.String({ minLength: 8 }), t.Null()]), capabilities: t.Array(t.Union(CAPABILITIES.map((c) => t.Literal(c)))) })),
       ),
       documents: t.Optional(
         t.Array(

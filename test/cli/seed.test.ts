@@ -144,6 +144,33 @@ test('a seed publishes a parent before a child listed first, so the child event 
   }
 })
 
+test('a seed rotates a user\'s token with a new one and revokes it with "token": null', async () => {
+  const file = join(dir, 'tokens-seed.json')
+  const path = join(dir, 'tokens-seed.db')
+  const seed = testSeed() as { teams: { users: { id: string; token: string | null }[] }[] }
+  writeFileSync(file, JSON.stringify(seed))
+  expect(runSeed(file, path).code).toBe(0)
+  const db = openDb(path)
+  const app = createApp({ db, config: loadConfig({ DATABASE_PATH: path, LOG_LEVEL: 'silent' }), log: createLogger('silent', 'test'), metrics: createMetrics() })
+  const status = async (token: string) =>
+    (await app.handle(new Request('http://localhost/content/acme?id=pages/home', { headers: { authorization: `Bearer ${token}` } }))).status
+  const translator = seed.teams[0]!.users.find((u) => u.id === 'u-translator')!
+  try {
+    expect(await status(TOKENS.translator)).toBe(200)
+    translator.token = 'a-new-token-for-the-translator-0123456789'
+    writeFileSync(file, JSON.stringify(seed))
+    expect(runSeed(file, path).code).toBe(0)
+    expect({ old: await status(TOKENS.translator), rotated: await status(translator.token) }).toEqual({ old: 401, rotated: 200 })
+    const rotated = translator.token
+    translator.token = null
+    writeFileSync(file, JSON.stringify(seed))
+    expect(runSeed(file, path).code).toBe(0)
+    expect({ revoked: await status(rotated), editor: await status(TOKENS.editor) }).toEqual({ revoked: 401, editor: 200 })
+  } finally {
+    db.$client.close()
+  }
+})
+
 test('a seed that fails partway writes nothing: no team, no document, no version, no event', () => {
   const file = join(dir, 'partway-seed.json')
   const path = join(dir, 'partway-seed.db')
