@@ -9,10 +9,13 @@ import { loadConfigOrExit } from '../api/config'
 import { seed } from './seed'
 import { pushContentIndex } from '../api/teams/settings'
 
-const [command, file, teamId] = process.argv.slice(2)
+const args = process.argv.slice(2)
+const [command, file, teamId] = args
 const usage = 'usage: bun run cli seed <file.json> | bun run cli push-index <file.json> [teamId]'
 
-if (!file || !(command === 'seed' || command === 'push-index')) {
+// An argument too many is a mistake (a second seed file, a team for seed), not something to drop.
+const most = command === 'push-index' ? 3 : 2
+if (!file || !(command === 'seed' || command === 'push-index') || args.length > most) {
   console.error(usage)
   process.exit(2)
 }
@@ -30,7 +33,8 @@ const db = openDbOrExit('cli', config.databasePath)
 /** The team of a one-team database; with several, the command must name one. */
 function onlyTeam(): string {
   const ids = (db.$client.query('SELECT id FROM teams ORDER BY id').all() as { id: string }[]).map((t) => t.id)
-  if (ids.length !== 1) throw new Error(`name the team: the database holds ${ids.length} teams (${ids.slice(0, 5).join(', ')})`)
+  if (ids.length === 0) throw new Error('the database holds no team yet: seed one first (bun run cli seed <file.json>)')
+  if (ids.length > 1) throw new Error(`name the team: the database holds ${ids.length} teams (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', ...' : ''})`)
   return ids[0]!
 }
 

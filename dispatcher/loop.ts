@@ -164,6 +164,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     return found && { ...found, options: JSON.parse(found.options) as Record<string, unknown> }
   }
 
+  const rowStmt = deps.db.$client.query('SELECT 1 FROM outbox WHERE seq = ?')
+
   /** Sends one claimed row and records the attempt under its lease. */
   async function send(q: Queued, slot: Slot): Promise<void> {
     const { row, webhook } = q
@@ -186,8 +188,11 @@ export function createDispatcher(deps: DispatcherDeps) {
       // one costs more than the rest of a no-op delivery's JavaScript). A sibling of deps.log,
       // not its child: a child would write "component" twice (api/log.ts).
       const log = () => componentLogger(deps.log, 'delivery', { eventId: row.eventId, webhookId: row.webhookId })
-      if (!kept) log().warn(fields, 'lease lost before the attempt was recorded; another dispatcher owns the row')
-      else if (step.status === 'delivered') {
+      if (!kept) {
+        // The row is gone with its webhook (deleted during the send): nothing to record, nothing wrong.
+        if (!rowStmt.get(row.seq)) log().info({ ...fields, outcome: 'dropped' }, 'the webhook was deleted during the send; the attempt is not recorded')
+        else log().warn(fields, 'lease lost before the attempt was recorded; another dispatcher owns the row')
+      } else if (step.status === 'delivered') {
         if (deps.log.isLevelEnabled('info')) log().info(fields, 'webhook delivered')
       } else log().warn(fields, step.status === 'failed' ? 'webhook delivery failed for good' : 'webhook attempt failed, will retry')
     } finally {

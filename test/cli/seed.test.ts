@@ -224,6 +224,15 @@ test('an invalid seed file fails with a message and exit code 1', () => {
   expect(runSeed(file, join(dir, 'bad3.db'))).toMatchObject({ code: 1, err: expect.stringContaining('Field "title" is listed twice.') })
 })
 
+test('an argument too many is a usage error (exit 2), not dropped', () => {
+  const extra = (...args: string[]) => Bun.spawnSync(['bun', 'cli/main.ts', ...args], { cwd: root, env: { ...process.env, DATABASE_PATH: join(dir, 'extra.db') } })
+  for (const args of [['seed', 'a.json', 'b.json'], ['push-index', 'i.json', 'acme', 'more']]) {
+    const proc = extra(...args)
+    expect({ args, code: proc.exitCode, err: proc.stderr.toString().trim() }).toEqual({ args, code: 2, err: expect.stringMatching(/^usage: bun run cli seed <file\.json>/) })
+  }
+  expect(existsSync(join(dir, 'extra.db'))).toBe(false)
+})
+
 test('bun run cli push-index <file> works without a team on a one-team database (contract.md), and asks for one otherwise', () => {
   const index = join(dir, 'index.json')
   writeFileSync(index, JSON.stringify({ fields: ['title'] }))
@@ -249,6 +258,7 @@ test('bun run cli push-index <file> works without a team on a one-team database 
   expect(refused.code).toBe(1)
   expect(refused.err).toContain('name the team: the database holds 2 teams')
   expect(JSON.parse(push(twoPath, 'acme').out)).toMatchObject({ ok: true, indexGeneration: 1 })
+  expect(push(join(dir, 'no-team.db'))).toMatchObject({ code: 1, err: expect.stringContaining('push-index failed: the database holds no team yet: seed one first') })
 
   // What the route refuses, the command refuses: the definition is a JSON object. Nothing is deployed.
   for (const bad of ['null', '"just a string"', '[1]', '7']) {

@@ -235,6 +235,20 @@ test('log lines carry eventId and webhookId, never the secret, signature or a pr
   for (const secret of [hook.secret, signature, signature.slice(7), 'ghp_never_logged']) expect(text).not.toContain(secret)
 })
 
+test('a webhook deleted during a send: its answer is dropped with an info line, not a lost-lease warning', async () => {
+  const lines: string[] = []
+  const log = createLogger('info', 'dispatcher', { write: (l: string) => void lines.push(l) })
+  rx.answers = [{ status: 200, delayMs: 300 }]
+  await publish(page('pages/a', 'pages/home', { en: { title: 'A', slug: 'a' } }))
+  const sending = dispatcher({ log }).runOnce(clock)
+  await waitFor(() => rx.requests.length > 0, 5000, 'the send reached the receiver')
+  expect((await ctx.call('DELETE', `/teams/${TEAM}/webhooks/${hook.id}`, { token: TOKENS.webhooks })).status).toBe(204)
+  await sending
+  const entries = lines.map((l) => JSON.parse(l)).filter((l) => l.component === 'delivery')
+  expect(entries.map((l) => [l.level, l.msg, l.outcome])).toEqual([[30, 'the webhook was deleted during the send; the attempt is not recorded', 'dropped']])
+  expect(ctx.db.$client.query('SELECT COUNT(*) AS n FROM delivery_attempts').get()).toEqual({ n: 0 })
+})
+
 test('every log line carries exactly one component: dispatcher, or delivery with eventId and webhookId', async () => {
   const lines: string[] = []
   const log = createLogger('info', 'dispatcher', { write: (l: string) => void lines.push(l) })
