@@ -13,7 +13,7 @@ import { recordUnpublished } from '../webhooks/events'
 import { asDocument, stripStamp } from './document'
 import { batchItemId, draftId, isValidCanonicalId, parseId, scheduledId } from './ids'
 import type { BatchItem, DocumentView } from './model'
-import { loadLive, present } from './service'
+import { loadLive, present, refreshDraftDirty } from './service'
 
 export const LIFECYCLE_OPS = ['unpublish', 'archive', 'delete', 'copy', 'discard-draft'] as const
 export type LifecycleOp = (typeof LIFECYCLE_OPS)[number]
@@ -71,11 +71,13 @@ function apply(tx: Tx, op: LifecycleOp, ctx: Ctx, id: string): DocumentView | un
       }
       const row = takeDown(tx, canonical, {})
       if (canonical.published) recordUnpublished(tx, { teamId, before: canonical, status: 'archived', userId })
+      refreshDraftDirty(tx, teamId, id, row) // nothing is live now: every draft locale is dirty
       return present(row)
     }
     case 'archive': {
       const row = takeDown(tx, canonical, { archived: true })
       if (canonical.published) recordUnpublished(tx, { teamId, before: canonical, status: 'archived', userId })
+      refreshDraftDirty(tx, teamId, id, row)
       return present(row)
     }
     case 'copy': {

@@ -43,6 +43,22 @@ export function loadLive(conn: Db | Tx, teamId: string, id: string): DocumentRow
   return row && !row.deletedAt ? row : null
 }
 
+/**
+ * Brings the draft's `__dirtyLocales` in line with what is live now, after the live canonical
+ * changed without a publish (rewritten in place, unpublished, archived): a locale the draft
+ * still holds as it was is dirty once live differs from it, or publishing the draft would undo
+ * the live change unseen. Recomputed as a draft write and a publish do (`dirtyLocales`); the
+ * draft's content is untouched, and a draft whose set is already right is not rewritten.
+ */
+export function refreshDraftDirty(tx: Db | Tx, teamId: string, canonicalId: string, live: DocumentRow | null): void {
+  const draft = loadLive(tx, teamId, draftId(canonicalId))
+  if (!draft) return
+  const body = asDocument(draft.body)
+  const dirty = dirtyLocales(body, live?.published ? asDocument(live.body) : null)
+  if (same(dirty, body.__dirtyLocales ?? [])) return
+  saveDoc(tx, { ...draft, body: { ...draft.body, __dirtyLocales: dirty }, current: draft })
+}
+
 export function readDocument(db: Db, teamId: string, id: string | undefined) {
   if (!id) throw badRequest('missing_id', 'Query parameter `id` is required.')
   const row = loadLive(db, teamId, id)
@@ -119,7 +135,10 @@ export function writeDocument(
           deletedAt: kind === 'canonical' ? null : undefined,
         })
         appendActivity(tx, teamId, canonicalId, editEntries(before && asDocument(before.body), asDocument(body), userId))
-        if (kind === 'canonical') recordChangedInPlace(tx, { teamId, before: canonical, after: row, userId })
+        if (kind === 'canonical') {
+          recordChangedInPlace(tx, { teamId, before: canonical, after: row, userId })
+          refreshDraftDirty(tx, teamId, canonicalId, row)
+        }
         return row
       },
       { behavior: 'immediate' },

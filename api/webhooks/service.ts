@@ -4,7 +4,7 @@
  * one; afterwards only its last four characters (spec.md "Webhook configuration").
  */
 import { randomBytes } from 'node:crypto'
-import { and, eq } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { deliveryAttempts, webhooks, type WebhookRow } from '../../db/schema'
 import { checkTargetSyntax } from '../../dispatcher/ssrf'
@@ -139,10 +139,16 @@ export function updateWebhook(db: Db, teamId: string, id: string, input: Webhook
   return newSecret ? { ...toRecord(next), secret: newSecret } : toRecord(next)
 }
 
-/** Deletes a webhook; its outbox rows go with it (foreign key cascade), and its attempt log. */
+/**
+ * Deletes a webhook; its outbox rows go with it (foreign key cascade), and its attempt log, and
+ * the stored bytes of events no other webhook's row points at (a test send's always), which
+ * nothing could read or clean up afterwards.
+ */
 export function deleteWebhook(db: Db, teamId: string, id: string): void {
   getWebhookRow(db, teamId, id)
   db.transaction((tx) => {
+    tx.run(sql`DELETE FROM outbox_events WHERE event_id IN (SELECT event_id FROM outbox WHERE webhook_id = ${id})
+      AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = outbox_events.event_id AND o.webhook_id <> ${id})`)
     tx.delete(webhooks).where(eq(webhooks.id, id)).run()
     tx.delete(deliveryAttempts).where(eq(deliveryAttempts.webhookId, id)).run()
   }, { behavior: 'immediate' })

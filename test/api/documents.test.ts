@@ -45,6 +45,23 @@ describe('POST /content/{activeTeam}', () => {
     expect(res.body.__dirtyLocales).toEqual(['de', 'fr'])
   })
 
+  test('a live canonical rewritten in place (POST or PATCH) makes the draft\'s now-different locales dirty: publishing the draft would undo the fix', async () => {
+    const live = { en: { title: 'E', slug: 'inplace' }, de: { title: 'D', slug: 'inplace-de' } }
+    await ctx.call('POST', base, { body: page('pages/inplace', live) })
+    await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/inplace'] } })
+    await ctx.call('PATCH', `${base}?id=pages/inplace/draft`, { body: [{ op: 'replace', path: '/locales/de/title', value: 'D2' }] })
+    expect((await read('pages/inplace/draft')).__dirtyLocales).toEqual(['de'])
+    // A fix straight to the live page (ChangeLiveContent): the draft's en is the old text now.
+    expect((await ctx.call('POST', base, { body: page('pages/inplace', { ...live, en: { title: 'E-fixed', slug: 'inplace' } }) })).status).toBe(200)
+    const draft = await read('pages/inplace/draft')
+    expect({ en: draft.locales.en.title, dirty: draft.__dirtyLocales }).toEqual({ en: 'E', dirty: ['de', 'en'] })
+    // The same by PATCH of the canonical; and a live change the draft already holds is clean again.
+    await ctx.call('PATCH', `${base}?id=pages/inplace`, { body: [{ op: 'replace', path: '/locales/de/title', value: 'D2' }, { op: 'replace', path: '/locales/en/title', value: 'E' }] })
+    expect((await read('pages/inplace/draft')).__dirtyLocales).toEqual([])
+    await ctx.call('PATCH', `${base}?id=pages/inplace`, { body: [{ op: 'replace', path: '/locales/de/title', value: 'D3' }] })
+    expect((await read('pages/inplace/draft')).__dirtyLocales).toEqual(['de'])
+  })
+
   test('a draft of a document with no canonical has every locale dirty', async () => {
     const res = await ctx.call('POST', base, { body: page('pages/new/draft', { en: { title: 'A', slug: 'a' }, de: { title: 'B', slug: 'b' } }) })
     expect(res.body.__dirtyLocales).toEqual(['de', 'en'])
@@ -337,6 +354,18 @@ describe('lifecycle', () => {
     expect(copy.__publishedBy).toBeUndefined()
     expect(copy.__publishedAt).toBeUndefined()
     expect(copy['@metadata'].published).toBe(false)
+  })
+
+  test('unpublish and archive make every locale of an existing draft dirty: nothing of it is live any more', async () => {
+    for (const op of ['unpublish', 'archive']) {
+      const id = `pages/takedown-${op}`
+      await ctx.call('POST', base, { body: page(id, { en: { title: 'E', slug: `t-${op}` }, de: { title: 'D', slug: `t-${op}-de` } }) })
+      await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })
+      await ctx.call('PATCH', `${base}?id=${id}/draft`, { body: [{ op: 'replace', path: '/locales/de/title', value: 'D2' }] })
+      expect((await read(`${id}/draft`)).__dirtyLocales).toEqual(['de'])
+      expect((await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: [id] } })).body[0].status).toBe(0)
+      expect({ op, dirty: (await read(`${id}/draft`)).__dirtyLocales }).toEqual({ op, dirty: ['de', 'en'] })
+    }
   })
 
   test('unpublish moves the live content to a draft without the stamp', async () => {

@@ -196,6 +196,30 @@ test('delete removes the webhook', async () => {
   expect((await ctx.call('DELETE', `${base}/${body.id}`, { token: TOKENS.webhooks })).status).toBe(404)
 })
 
+test('delete takes the stored bytes of events only it was sent (a test send, its own publishes) and keeps those another webhook still needs', async () => {
+  const own = await createTestContext()
+  try {
+    const hook = (events: string[]) => own.call('POST', base, { token: TOKENS.webhooks, body: { label: 'h', provider: 'custom', target: rx.url, events } }).then((r) => r.body.id as string)
+    const both = await hook(['content.published'])
+    const onlyUnpublished = await hook(['content.unpublished'])
+    const alone = await hook(['content.published', 'content.unpublished'])
+    await own.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/home'] } }) // for `both` and `alone`
+    await own.call('POST', `/content/archive/${TEAM}`, { body: { ids: ['pages/home'] } }) // for `onlyUnpublished` and `alone`
+    expect((await own.call('POST', `${base}/${alone}/test`, { token: TOKENS.webhooks })).status).toBe(200) // for `alone` only
+    const payloads = () => own.db.$client.query('SELECT json_extract(payload, \'$.eventType\') AS type, json_extract(payload, \'$.documentId\') AS doc FROM outbox_events ORDER BY type, doc').all()
+    expect(payloads()).toEqual([
+      { type: 'content.published', doc: 'pages/home' }, { type: 'content.published', doc: 'webhook-test' }, { type: 'content.unpublished', doc: 'pages/home' },
+    ])
+    expect((await own.call('DELETE', `${base}/${alone}`, { token: TOKENS.webhooks })).status).toBe(204)
+    expect(payloads()).toEqual([{ type: 'content.published', doc: 'pages/home' }, { type: 'content.unpublished', doc: 'pages/home' }])
+    await own.call('DELETE', `${base}/${both}`, { token: TOKENS.webhooks })
+    await own.call('DELETE', `${base}/${onlyUnpublished}`, { token: TOKENS.webhooks })
+    expect({ payloads: payloads(), outbox: own.db.$client.query('SELECT COUNT(*) AS n FROM outbox').get() }).toEqual({ payloads: [], outbox: { n: 0 } })
+  } finally {
+    own.close()
+  }
+})
+
 test('a response body cut at 4 KiB never ends in half a character', async () => {
   rx.answers = [{ status: 200, body: 'x'.repeat(4095) + 'é'.repeat(100) }]
   const { body: hook } = await create({ label: 'cut', provider: 'custom', target: rx.url })
