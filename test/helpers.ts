@@ -122,6 +122,23 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 10_000
   }
 }
 
+/**
+ * Collects a spawned process's output as it comes (`text` grows); `done` settles when the stream
+ * ends. Pipes must be read while the process runs, or a chatty one blocks on a full pipe.
+ */
+export function collectOutput(stream: ReadableStream<Uint8Array>): { text: string; done: Promise<void> } {
+  const out = { text: '', done: Promise.resolve() }
+  const decoder = new TextDecoder()
+  out.done = (async () => {
+    for await (const chunk of stream) out.text += decoder.decode(chunk, { stream: true })
+  })()
+  return out
+}
+
+/** The first pino line of `text` with message `msg`, parsed; undefined until it is there. */
+export const logLine = (text: string, msg: string): Record<string, any> | undefined =>
+  text.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === msg)
+
 export const enc = encodeURIComponent
 
 /**

@@ -4,7 +4,7 @@
  */
 import { afterEach, expect, test } from 'bun:test'
 import { verify } from '@octokit/webhooks-methods'
-import { createTestContext, makeTestDir, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
+import { collectOutput, createTestContext, makeTestDir, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { startReceiver, TLS_FIXTURE, type Answer, type TestReceiver } from '../receiver'
 import { verifySignature } from '../../receiver'
 import { hostname } from 'node:os'
@@ -270,15 +270,12 @@ test('the compiled binary (package.json "build:dispatcher") delivers, reads no .
     stdout: 'pipe', stderr: 'inherit',
   })
   cleanup.push(() => kill(waiting, 'SIGKILL'))
-  let output = ''
-  const reader = (async () => {
-    for await (const chunk of waiting.stdout) output += new TextDecoder().decode(chunk)
-  })()
-  await waitFor(() => output.includes('waiting for the api to migrate'), 10_000, 'the binary waits for the migration')
+  const output = collectOutput(waiting.stdout)
+  await waitFor(() => output.text.includes('waiting for the api to migrate'), 10_000, 'the binary waits for the migration')
   waiting.kill('SIGTERM')
   expect(await waiting.exited).toBe(0)
-  await reader
-  expect(output).toContain('"msg":"dispatcher stopping"')
+  await output.done
+  expect(output.text).toContain('"msg":"dispatcher stopping"')
 
   // Only the worker copies the WAL back now: the api connection's automatic checkpoints are off.
   ctx.db.$client.exec('PRAGMA wal_autocheckpoint = 0')

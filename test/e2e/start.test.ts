@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from 'bun:test'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { makeTestDir, waitFor } from '../helpers'
+import { collectOutput, makeTestDir, waitFor } from '../helpers'
 
 const dir = makeTestDir('start-test-')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -15,10 +15,7 @@ test('bun start creates and seeds the database, serves the api, runs the dispatc
     stdout: 'pipe',
     stderr: 'pipe',
   })
-  let output = ''
-  const reader = (async () => {
-    for await (const chunk of proc.stdout) output += new TextDecoder().decode(chunk)
-  })()
+  const output = collectOutput(proc.stdout)
   try {
     const health = await waitFor(async () => {
       try {
@@ -42,12 +39,12 @@ test('bun start creates and seeds the database, serves the api, runs the dispatc
     const versions = await fetch(`http://127.0.0.1:${port}/content/versions/acme?id=pages/about`, { headers: { authorization: 'Bearer tok-editor' } })
     expect(versions.status).toBe(200)
     expect(((await versions.json()) as { rows: { publishedBy: string }[] }).rows[0]!.publishedBy).toBe('cli')
-    await waitFor(() => output.includes('"component":"dispatcher"'), 10_000, 'dispatcher log line')
+    await waitFor(() => output.text.includes('"component":"dispatcher"'), 10_000, 'dispatcher log line')
   } finally {
     proc.kill('SIGTERM')
   }
   expect(await proc.exited).toBe(0)
-  await reader
-  expect(output).toContain('api stopping')
-  expect(output).toContain('dispatcher stopping')
+  await output.done
+  expect(output.text).toContain('api stopping')
+  expect(output.text).toContain('dispatcher stopping')
 }, 40_000)

@@ -2,7 +2,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { networkInterfaces } from 'node:os'
-import { makeTestDir, waitFor } from '../helpers'
+import { collectOutput, logLine, makeTestDir, waitFor } from '../helpers'
 
 const root = join(import.meta.dir, '../..')
 const dir = makeTestDir('startup-test-')
@@ -64,21 +64,18 @@ test('the api alone never seeds the demo team (its tokens are public): it warns 
   const port = 20000 + Math.floor(Math.random() * 20000)
   const databasePath = join(dir, 'alone', 'content.db')
   const proc = Bun.spawn(['bun', 'api/main.ts'], { cwd: root, env: { ...process.env, PORT: String(port), DATABASE_PATH: databasePath, LOG_LEVEL: 'info' }, stdout: 'pipe', stderr: 'pipe' })
-  let output = ''
-  const reader = (async () => {
-    for await (const chunk of proc.stdout) output += new TextDecoder().decode(chunk)
-  })()
+  const output = collectOutput(proc.stdout)
   try {
     await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok, 20_000, 'api health')
     const res = await fetch(`http://127.0.0.1:${port}/content/versions/acme?id=pages/about`, { headers: { authorization: 'Bearer tok-editor' } })
     expect(res.status).toBe(401)
-    expect(output).toContain('the database holds no team yet')
-    expect(output).not.toContain('seeded')
+    expect(output.text).toContain('the database holds no team yet')
+    expect(output.text).not.toContain('seeded')
   } finally {
     proc.kill('SIGTERM')
   }
   expect(await proc.exited).toBe(0)
-  await reader
+  await output.done
 }, 30_000)
 
 // Root writes any file whatever its mode, so this runs where the test can become another user.
@@ -103,16 +100,21 @@ test.skipIf(process.getuid?.() !== 0 || !runuser)('a database file this user may
   expect({ code, named: stderr.includes('api: cannot use the database at DATABASE_PATH=') && /readonly|read-only/i.test(stderr) }).toEqual({ code: 1, named: true })
 }, 30_000)
 
-/** `key=value` lines of a systemd unit in deploy/ (the last one wins, as systemd reads them). */
-async function unit(name: string): Promise<Record<string, string>> {
+/**
+ * The settings of a systemd unit in deploy/: `key=value` lines (the last one wins, as systemd
+ * reads them), and apart from them the variables of its many `Environment=NAME=value` lines.
+ */
+async function unit(name: string): Promise<{ settings: Record<string, string>; env: Record<string, string> }> {
   const text = await Bun.file(join(root, 'deploy', name)).text()
-  return Object.fromEntries(text.split('\n').filter((l) => /^[A-Za-z]+=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
+  const pairs = (lines: string[]) => Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
+  const lines = text.split('\n').filter((l) => /^[A-Za-z]+=/.test(l))
+  return { settings: pairs(lines), env: pairs(lines.filter((l) => l.startsWith('Environment=')).map((l) => l.slice('Environment='.length))) }
 }
 
 test('the api as its systemd unit runs it reads no .env from its working directory; PORT=0 logs the port it got', async () => {
   const api = await unit('content-api.service')
   // ExecStart=/usr/local/bin/bun <flags> api/main.ts, run here with this Bun, from a directory holding a .env.
-  const [, ...args] = api.ExecStart!.split(' ')
+  const [, ...args] = api.settings.ExecStart!.split(' ')
   const work = join(dir, 'unit-work')
   mkdirSync(work)
   writeFileSync(join(work, '.env'), 'MAX_BODY_BYTES=not-a-number\n')
@@ -121,28 +123,25 @@ test('the api as its systemd unit runs it reads no .env from its working directo
     cwd: work, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', PORT: '0', DATABASE_PATH: join(dir, 'unit', 'content.db'), LOG_LEVEL: 'info' },
     stdout: 'pipe', stderr: 'pipe',
   })
-  let output = ''
-  const reader = (async () => {
-    for await (const chunk of proc.stdout) output += new TextDecoder().decode(chunk)
-  })()
+  const output = collectOutput(proc.stdout)
   try {
-    const listening = await waitFor(() => output.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'api listening'), 20_000, 'api listening')
+    const listening = await waitFor(() => logLine(output.text, 'api listening'), 20_000, 'api listening')
     expect(listening.port).toBeGreaterThan(0)
     expect((await fetch(`http://127.0.0.1:${listening.port}/health`)).status).toBe(200)
   } finally {
     proc.kill('SIGTERM')
   }
   expect({ code: await proc.exited, stderr: await new Response(proc.stderr).text() }).toEqual({ code: 0, stderr: '' })
-  await reader
+  await output.done
 }, 30_000)
 
 test('each systemd unit waits longer for a stop than a webhook send may take (WEBHOOK_TIMEOUT_MS, 30 s by default)', async () => {
   // The api's test endpoint sends synchronously, the dispatcher finishes its sends in flight:
   // a unit that kills sooner cuts them off (a test answer lost, a send made twice).
   for (const name of ['content-api.service', 'content-dispatcher.service']) {
-    const u = await unit(name)
-    const timeoutMs = Number(/WEBHOOK_TIMEOUT_MS=(\d+)/.exec(Object.entries(u).map(([k, v]) => `${k}=${v}`).join('\n'))?.[1] ?? 30_000)
-    expect({ name, stopsAfterSend: Number(u.TimeoutStopSec) * 1000 > timeoutMs }).toEqual({ name, stopsAfterSend: true })
+    const { settings, env } = await unit(name)
+    const timeoutMs = Number(env.WEBHOOK_TIMEOUT_MS ?? 30_000)
+    expect({ name, stopsAfterSend: Number(settings.TimeoutStopSec) * 1000 > timeoutMs }).toEqual({ name, stopsAfterSend: true })
   }
 })
 
@@ -150,12 +149,9 @@ test('HOST=127.0.0.1 keeps the api off every other address (behind a reverse pro
   const proc = Bun.spawn(['bun', 'api/main.ts'], {
     cwd: root, env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DATABASE_PATH: join(dir, 'host', 'content.db'), LOG_LEVEL: 'info' }, stdout: 'pipe', stderr: 'pipe',
   })
-  let output = ''
-  const reader = (async () => {
-    for await (const chunk of proc.stdout) output += new TextDecoder().decode(chunk)
-  })()
+  const output = collectOutput(proc.stdout)
   try {
-    const listening = await waitFor(() => output.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'api listening'), 20_000, 'api listening')
+    const listening = await waitFor(() => logLine(output.text, 'api listening'), 20_000, 'api listening')
     expect({ host: listening.host, health: (await fetch(`http://127.0.0.1:${listening.port}/health`)).status }).toEqual({ host: '127.0.0.1', health: 200 })
     // Another address of this machine, where there is one (a container may have only loopback).
     const other = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)
@@ -167,5 +163,5 @@ test('HOST=127.0.0.1 keeps the api off every other address (behind a reverse pro
     proc.kill('SIGTERM')
   }
   expect(await proc.exited).toBe(0)
-  await reader
+  await output.done
 }, 30_000)
