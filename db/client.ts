@@ -87,6 +87,22 @@ export async function writeLockFree(db: Db): Promise<void> {
   }
 }
 
+/**
+ * Whether the write lock is free at this moment (taken and given back at once, no wait). The
+ * dispatcher asks before each of its writes and, when another process holds the lock, tries
+ * again on a later turn instead of waiting inside a statement with every send in flight stopped.
+ */
+export function writeLockFreeNow(db: Db): boolean {
+  const c = db.$client
+  return tryWriteLock(c, (c.query('PRAGMA busy_timeout').get() as { timeout: number }).timeout)
+}
+
+/**
+ * Asked by a dispatcher step once a read found work, before it writes: false (another process
+ * holds the write lock) leaves the work for a later turn instead of waiting inside the statement.
+ */
+export type MayWrite = () => boolean
+
 /** Takes and at once gives back the write lock without waiting; false when another connection holds it. */
 function tryWriteLock(c: Database, timeoutMs: number): boolean {
   if (c.inTransaction) return true // only this connection's own (synchronous) transaction could hold it

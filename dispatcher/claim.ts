@@ -4,7 +4,7 @@
  * row is guarded by that token; a row whose lease expired (its dispatcher died) is due again.
  */
 import { and, eq } from 'drizzle-orm'
-import type { Db } from '../db/client'
+import type { Db, MayWrite } from '../db/client'
 import { outbox, type OutboxRow } from '../db/schema'
 import type { AttemptResult } from './deliver'
 import type { NextStep } from './retry'
@@ -21,6 +21,8 @@ export interface ClaimOptions {
   webhookIds?: readonly string[]
   /** Rows of one webhook that may be claimed now; replaces `perWebhook`/`inFlight` when given. */
   budget?: (webhookId: string) => number
+  /** Asked once rows are found due, before the lease is written; false claims nothing now. */
+  mayWrite?: MayWrite
 }
 
 /** A claimed outbox row (what sending and recording need) with its event's stored bytes, sent as they are. */
@@ -58,7 +60,7 @@ export function claimDue(db: Db, opts: ClaimOptions): ClaimedRow[] {
     }
     return found
   })()
-  if (budgets.length === 0) return []
+  if (budgets.length === 0 || (opts.mayWrite && !opts.mayWrite())) return []
   const leaseRows = c.query(
     `UPDATE outbox SET lease_token = $token, lease_expires_at = $expires
      WHERE seq IN (SELECT seq FROM outbox INDEXED BY outbox_webhook_due WHERE ${due} ORDER BY next_attempt_at, seq LIMIT $limit)

@@ -7,7 +7,7 @@
  * slow receiver never holds back the others (spec.md "Delivery rules" 2); a per-webhook cap
  * keeps a dead receiver from taking every slot.
  */
-import { checkpoint, type Db } from '../db/client'
+import { checkpoint, writeLockFreeNow, type Db } from '../db/client'
 import type { WebhookRow } from '../db/schema'
 import { componentLogger, type Logger } from '../api/log'
 import type { Metrics } from '../api/metrics'
@@ -87,6 +87,10 @@ const CHECKPOINT_BUSY_MS = 1000
  */
 const RECORD_BATCH = 64
 const RECORD_WAIT_MS = 2
+/** While another process holds the write lock, a record is tried again after 1, 2, 4... up to this many ms. */
+const LOCKED_RETRY_MAX_MS = 50
+/** A write lock held by another process this long is worth a warning (once per wait). */
+const LOCK_WARN_MS = 10_000
 
 /** Builds a dispatcher over `deps.db`; nothing runs until `start()` or `runOnce()`. */
 export function createDispatcher(deps: DispatcherDeps) {
@@ -132,9 +136,38 @@ export function createDispatcher(deps: DispatcherDeps) {
     else m.set(id, n)
   }
 
+  /**
+   * Every write of the loop asks first whether the write lock is free. bun:sqlite waits for a
+   * lock inside the statement, synchronously: a large seed or import holding it would stop this
+   * process for up to busy_timeout, every answer of a send in flight unread (its duration, and
+   * its timeout, counted wrong) and SIGTERM unanswered. So a write that finds the lock taken is
+   * tried again on a later turn (claims at the next tick, records after a short backoff,
+   * schedules and site changes at the next full pass) and the event loop goes on reading
+   * answers meanwhile. Only a step that found work asks: an idle pass takes no lock at all.
+   */
+  let lockTakenSince: number | null = null
+  let lockWarned = false
+  function lockFree(): boolean {
+    if (writeLockFreeNow(deps.db)) {
+      lockTakenSince = null
+      lockWarned = false
+      return true
+    }
+    const t = now()
+    lockTakenSince ??= t
+    if (!lockWarned && t - lockTakenSince >= LOCK_WARN_MS) {
+      lockWarned = true
+      deps.log.warn({ waitedMs: t - lockTakenSince }, 'another process has held the database write lock for a while; claims and records wait for it')
+    }
+    return false
+  }
+  /** A claim found rows due but the lock taken: the next tick claims again without waiting for a commit elsewhere. */
+  let claimSkipped = false
+
   // Answered attempts wait here for their transaction (RECORD_BATCH, RECORD_WAIT_MS).
   const toRecord: { c: Completion; resolve: (kept: boolean) => void }[] = []
   let flushTimer: ReturnType<typeof setTimeout> | null = null
+  let lockedRetryMs = 1
   function record(c: Completion): Promise<boolean> {
     return new Promise((resolve) => {
       toRecord.push({ c, resolve })
@@ -145,6 +178,14 @@ export function createDispatcher(deps: DispatcherDeps) {
   function flush() {
     if (flushTimer) clearTimeout(flushTimer)
     flushTimer = null
+    if (toRecord.length === 0) return
+    if (!lockFree()) {
+      // The answers wait here, their rows still leased (a crash now sends them again).
+      flushTimer = setTimeout(flush, lockedRetryMs)
+      lockedRetryMs = Math.min(2 * lockedRetryMs, LOCKED_RETRY_MAX_MS)
+      return
+    }
+    lockedRetryMs = 1
     const batch = toRecord.splice(0)
     let kept: boolean[]
     try {
@@ -287,7 +328,12 @@ export function createDispatcher(deps: DispatcherDeps) {
     // unchanged list needs no read: a refill with every budget spent touches no SQLite at all).
     if (fresh || !webhookIds) webhookIds = listWebhookIds(deps.db)
     if (!webhookIds.some((id) => budget(id) > 0)) return pump()
-    const rows = claimDue(deps.db, { now: at, leaseMs, limit, budget, webhookIds })
+    claimSkipped = false
+    const mayWrite = () => {
+      claimSkipped = !lockFree()
+      return !claimSkipped
+    }
+    const rows = claimDue(deps.db, { now: at, leaseMs, limit, budget, webhookIds, mayWrite })
     const claimedAt = now()
     const webhooks = new Map<string, Outgoing['webhook'] | null>()
     for (const row of rows) {
@@ -354,14 +400,14 @@ export function createDispatcher(deps: DispatcherDeps) {
       safely('checkpoint', () => checkpoint(deps.db))
     }
     safely('scheduled publishes', () => {
-      for (const item of runDueSchedules(deps.db, deps.metrics, at)) {
+      for (const item of runDueSchedules(deps.db, deps.metrics, at, lockFree)) {
         deps.log.info({ documentId: item.id, status: item.status, reason: item.reason }, 'scheduled publish')
       }
     })
-    safely('index job', () => runIndexJob(deps.db))
+    safely('index job', () => runIndexJob(deps.db, lockFree))
     safely('site changes', () => {
       const rules = { now: at, quietMs: deps.siteChangeQuietMs ?? 30_000, maxHoldMs: deps.siteChangeMaxHoldMs ?? 1_800_000 }
-      for (const teamId of emitDueSiteChanges(deps.db, rules)) deps.log.info({ teamId }, 'site.changed emitted')
+      for (const teamId of emitDueSiteChanges(deps.db, rules, lockFree)) deps.log.info({ teamId }, 'site.changed emitted')
     })
     return claimAndSend(at, !stopped, true)
   }
@@ -399,7 +445,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       if (at - lastFullPass >= deps.pollMs) {
         lastFullPass = at
         pass(at)
-      } else if (changed) {
+      } else if (changed || claimSkipped) {
         claimAndSend(at, true, true)
       }
     } catch (err) {

@@ -4,7 +4,7 @@
  * transaction (spec.md "Rules for site.changed").
  */
 import { and, desc, eq, isNull, lte, max, min, sql } from 'drizzle-orm'
-import type { Db } from '../db/client'
+import type { Db, MayWrite } from '../db/client'
 import { siteChanges, teams } from '../db/schema'
 import { enqueueEvent } from '../api/webhooks/events'
 import { shouldEmit } from './coalesce'
@@ -15,9 +15,9 @@ import { shouldEmit } from './coalesce'
  * applied. A deployment with a real index build would set `indexedGeneration` when it finishes,
  * and site.changed waits for that (bounded by the max hold).
  */
-export function runIndexJob(db: Db): number {
+export function runIndexJob(db: Db, mayWrite: MayWrite = () => true): number {
   // A read first, as for claims: an idle poll never takes the write lock.
-  if (!db.$client.query('SELECT 1 FROM teams WHERE indexed_generation < index_generation LIMIT 1').get()) return 0
+  if (!db.$client.query('SELECT 1 FROM teams WHERE indexed_generation < index_generation LIMIT 1').get() || !mayWrite()) return 0
   return db.$client.query('UPDATE teams SET indexed_generation = index_generation WHERE indexed_generation < index_generation').run().changes
 }
 
@@ -26,7 +26,7 @@ export function runIndexJob(db: Db): number {
  * Safe with two dispatchers: the marking UPDATE decides who emits.
  * Returns the team ids that got an event.
  */
-export function emitDueSiteChanges(db: Db, rules: { now: number; quietMs: number; maxHoldMs: number }): string[] {
+export function emitDueSiteChanges(db: Db, rules: { now: number; quietMs: number; maxHoldMs: number }, mayWrite: MayWrite = () => true): string[] {
   const held = db
     .select({ teamId: siteChanges.teamId, firstAt: min(siteChanges.occurredAt), lastAt: max(siteChanges.occurredAt), maxId: max(siteChanges.id) })
     .from(siteChanges)
@@ -37,7 +37,7 @@ export function emitDueSiteChanges(db: Db, rules: { now: number; quietMs: number
   for (const h of held) {
     const team = db.select().from(teams).where(eq(teams.id, h.teamId)).get()
     const indexCaughtUp = !team || team.indexedGeneration >= team.indexGeneration
-    if (!shouldEmit({ firstAt: h.firstAt!, lastAt: h.lastAt! }, { ...rules, indexCaughtUp })) continue
+    if (!shouldEmit({ firstAt: h.firstAt!, lastAt: h.lastAt! }, { ...rules, indexCaughtUp }) || !mayWrite()) continue
     const done = db.transaction(
       (tx) => {
         const covered = tx

@@ -4,7 +4,7 @@
  * stamped with the scheduling user and reported to webhooks with `userId: null`.
  */
 import { and, eq, isNull, lt, lte, or } from 'drizzle-orm'
-import type { Db } from '../../db/client'
+import type { Db, MayWrite } from '../../db/client'
 import { schedules } from '../../db/schema'
 import { countPersisted, WORKER_PUBLISH_REVISIONS, type Metrics } from '../metrics'
 import { publishOne } from './service'
@@ -19,19 +19,19 @@ const LEASE_MS = 60_000
  * one. `ok` commits in one transaction with the publish (publishOne's own transaction nests as
  * a savepoint) and the schedule's removal, so the count is exactly the versions recorded.
  */
-export function runDueSchedules(db: Db, metrics: Metrics | null, now: number) {
-  const claim = claimDueSchedules(db, now)
+export function runDueSchedules(db: Db, metrics: Metrics | null, now: number, mayWrite: MayWrite = () => true) {
+  const claim = claimDueSchedules(db, now, mayWrite)
   return claim.schedules.flatMap((s) => publishClaimed(db, metrics, s, claim.token, now) ?? [])
 }
 
 export type ClaimedSchedule = typeof schedules.$inferSelect
 
-/** Leases every schedule due at `now` (one `UPDATE ... RETURNING`); none when nothing is due. */
-export function claimDueSchedules(db: Db, now: number): { token: string; schedules: ClaimedSchedule[] } {
+/** Leases every schedule due at `now` (one `UPDATE ... RETURNING`); none when nothing is due or `mayWrite` says no. */
+export function claimDueSchedules(db: Db, now: number, mayWrite: MayWrite = () => true): { token: string; schedules: ClaimedSchedule[] } {
   const token = crypto.randomUUID()
   // A read first: a poll with nothing due never takes the write lock the api's writers need.
   const due = and(lte(schedules.publishAt, now), or(isNull(schedules.leaseExpiresAt), lt(schedules.leaseExpiresAt, now)))
-  if (!db.select({ one: schedules.teamId }).from(schedules).where(due).limit(1).get()) return { token, schedules: [] }
+  if (!db.select({ one: schedules.teamId }).from(schedules).where(due).limit(1).get() || !mayWrite()) return { token, schedules: [] }
   const claimed = db.update(schedules).set({ leaseToken: token, leaseExpiresAt: now + LEASE_MS }).where(due).returning().all()
   return { token, schedules: claimed }
 }

@@ -1,5 +1,6 @@
 /** The dispatcher loop driven in-process with `runOnce(now)` and a hand-moved clock. */
 import { afterEach, beforeEach, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
 import { createTestContext, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { enqueueEvent } from '../../api/webhooks/events'
 import { samplePayload } from '../../api/webhooks/deliveries'
@@ -373,7 +374,6 @@ test('stop() gives rows claimed ahead back at once (no lease left to expire)', a
 })
 
 test('an idle pass takes no write lock: an api writer holding it never stalls the dispatcher', async () => {
-  const { Database } = await import('bun:sqlite')
   const writer = new Database(ctx.path)
   writer.exec('BEGIN IMMEDIATE') // as the api does for every write
   try {
@@ -429,3 +429,30 @@ test('with no room for stalled sends (maxStalled 0) the healthy webhook waits fo
   const waited = await healthyBehindHungReceivers(0)
   expect(waited).toBeGreaterThanOrEqual(2000)
 }, 20_000)
+
+test('with the write lock held by another process, a pass with work due writes nothing and returns at once; the next pass does it all', async () => {
+  await publish(page('pages/locked', 'pages/home', { en: { title: 'L', slug: 'locked' } }))
+  const draft = page('pages/sched/draft', 'pages/home', { en: { title: 'S', slug: 'sched' } })
+  expect((await ctx.call('POST', `/content/${TEAM}`, { body: draft })).status).toBe(200)
+  expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/sched', publishAt: new Date(clock + 1000).toISOString() } })).status).toBe(201)
+  expect((await ctx.call('PUT', `/teams/${TEAM}/locales`, { body: { locales: ['en', 'de'], defaultLocale: 'en' } })).status).toBe(200)
+  const at = clock + 60_000 // the schedule and the site change's quiet window are both due
+  const lines: string[] = []
+  const d = dispatcher({ log: createLogger('info', 'test', { write: (l: string) => void lines.push(l) }) })
+  const other = new Database(ctx.path)
+  other.exec('BEGIN IMMEDIATE')
+  const t = performance.now()
+  try {
+    expect(await d.runOnce(at)).toBe(0)
+  } finally {
+    other.exec('ROLLBACK')
+    other.close()
+  }
+  expect(performance.now() - t).toBeLessThan(1000) // waiting would take busy_timeout, 10 s
+  expect(lines).toEqual([])
+  expect(rx.requests).toHaveLength(0)
+  expect(await d.runOnce(at)).toBe(3)
+  expect(payloads().map((p) => [p.eventType, p.documentId]).sort()).toEqual([
+    ['content.published', 'pages/locked'], ['content.published', 'pages/sched'], ['site.changed', null],
+  ])
+})

@@ -3,6 +3,7 @@
  * of a `createApp` instance, delivering to real receivers on 127.0.0.1.
  */
 import { afterEach, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
 import { verify } from '@octokit/webhooks-methods'
 import { collectOutput, createTestContext, makeTestDir, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { startReceiver, TLS_FIXTURE, type Answer, type TestReceiver } from '../receiver'
@@ -241,6 +242,33 @@ test('SIGTERM waits for the send in flight and records it before exiting', async
   expect(await p.exited).toBe(0)
   expect(attempts()).toEqual([{ attempt: 1, statusCode: 200, error: null }])
   expect(ctx.db.$client.query('SELECT status, lease_token AS lease FROM outbox').all()).toEqual([{ status: 'delivered', lease: null }])
+})
+
+test('another process holding the write lock does not stop the dispatcher: answers that come meanwhile are read (and timed) at once, then recorded', async () => {
+  const { ctx, rx, spawn, publish } = await setup({ answers: [{ status: 200, delayMs: 300 }], env: { WEBHOOK_TIMEOUT_MS: '5000', DISPATCHER_LEASE_MS: '60000' } })
+  const slower = startReceiver([{ status: 200, delayMs: 800 }])
+  cleanup.push(() => slower.stop())
+  await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'slower', provider: 'custom', target: slower.url } })
+  spawn()
+  await publish('pages/locked')
+  await waitFor(() => rx.requests.length > 0 && slower.requests.length > 0, 10_000, 'both sends in flight')
+  // A second process's long write (a large seed, say): the first answer (300 ms) comes while it
+  // holds the lock and must wait to be recorded; the second (800 ms) must still be read at once.
+  const other = new Database(ctx.path)
+  other.exec('BEGIN IMMEDIATE')
+  await Bun.sleep(2000)
+  other.exec('ROLLBACK')
+  other.close()
+  const rows = () => ctx.db.$client.query('SELECT w.label, a.status_code AS statusCode, a.duration_ms AS durationMs FROM delivery_attempts a JOIN webhooks w ON w.id = a.webhook_id ORDER BY w.label').all() as { label: string; statusCode: number; durationMs: number }[]
+  await waitFor(() => rows().length === 2, 10_000, 'both attempts recorded')
+  const [fast, slow] = rows()
+  expect([fast!.label, fast!.statusCode, slow!.label, slow!.statusCode]).toEqual(['e2e', 200, 'slower', 200])
+  expect(fast!.durationMs).toBeGreaterThanOrEqual(300)
+  expect(fast!.durationMs).toBeLessThan(1000)
+  // Blocked on the lock, the process would have read the second answer only after the ROLLBACK (about 2000 ms).
+  expect(slow!.durationMs).toBeGreaterThanOrEqual(800)
+  expect(slow!.durationMs).toBeLessThan(1500)
+  expect(ctx.db.$client.query("SELECT COUNT(*) AS n FROM outbox WHERE status = 'delivered' AND lease_token IS NULL").get()).toEqual({ n: 2 })
 })
 
 test('the compiled binary (package.json "build:dispatcher") delivers, reads no .env or bunfig.toml from its working directory, stops cleanly while it waits for the migration, and its worker checkpoints the WAL', async () => {
