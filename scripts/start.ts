@@ -13,7 +13,8 @@ const db = openDbOrExit('start', config.databasePath)
 if (seedDemoIfEmpty(db, null)) {
   createLogger(config.logLevel, 'start').warn(
     { databasePath: config.databasePath },
-    'seeded the demo team "acme": its tokens (tok-editor, tok-translator) are public, so use this database for trying things out only',
+    // Named by where to find them, not by value: no token in a log line (contract.md), public or not.
+    'seeded the demo team "acme": its tokens are the public ones the README lists, so use this database for trying things out only',
   )
 }
 db.$client.close()

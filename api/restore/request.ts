@@ -14,6 +14,16 @@ export type RestoreCommand =
 
 const present = (v: unknown): v is string => typeof v === 'string' && v.length > 0
 
+/**
+ * The text field `name` when given (a non-empty string); null when absent, `null` or `""` (the
+ * spec's `missing_*`). Any other type is `invalid_body`, not "missing": it was sent, wrong.
+ */
+function textField(body: Record<string, unknown>, name: 'documentId' | 'snapshotId' | 'version'): string | null {
+  const v = body[name]
+  if (v !== undefined && v !== null && typeof v !== 'string') throw badRequest('invalid_body', `\`${name}\` must be a string.`)
+  return present(v) ? v : null
+}
+
 /** The fields of spec.md "Restore request". */
 export const RESTORE_FIELDS: ReadonlySet<string> = new Set(['kind', 'documentId', 'snapshotId', 'version', 'locales'])
 /** contract.md's apply-snapshot body `{snapshotId, documentId?, locales?}`; `kind` may repeat `snapshot`. */
@@ -46,25 +56,26 @@ export function readRestoreRequest(body: Record<string, unknown>): RestoreComman
   const { kind } = body
   if (kind !== 'revision' && kind !== 'snapshot') throw badRequest('bad_kind', '`kind` must be `revision` or `snapshot`.')
   if (kind === 'revision') {
-    if (!present(body.documentId)) throw badRequest('missing_id', '`documentId` is required for `kind: revision`.')
-    if (!present(body.version)) throw badRequest('missing_version', '`version` is required for `kind: revision`.')
+    const id = textField(body, 'documentId')
+    if (id === null) throw badRequest('missing_id', '`documentId` is required for `kind: revision`.')
+    const version = textField(body, 'version')
+    if (version === null) throw badRequest('missing_version', '`version` is required for `kind: revision`.')
     const locales = readLocales(body.locales)
-    const id = body.documentId
     if (parseId(id).kind !== 'canonical') throw batchFailure(400, batchItemId(id), 'Expected a canonical document id, not a sibling id.')
-    const changeVector = decodeVersionRef(body.version)
+    const changeVector = decodeVersionRef(version)
     if (!changeVector) throw batchFailure(400, id, 'The version reference is not well formed; pass it back verbatim.')
-    return { kind, documentId: id, version: body.version, changeVector, locales }
+    return { kind, documentId: id, version, changeVector, locales }
   }
-  if (!present(body.snapshotId)) throw badRequest('missing_snapshot_id', '`snapshotId` is required for `kind: snapshot`.')
-  const snapshotId = body.snapshotId
+  const snapshotId = textField(body, 'snapshotId')
+  if (snapshotId === null) throw badRequest('missing_snapshot_id', '`snapshotId` is required for `kind: snapshot`.')
   const parsed = parseId(snapshotId)
-  const given = body.documentId
-  if (given !== undefined && given !== null && parsed.kind === 'snapshot' && given !== parsed.canonicalId) {
+  const documentId = textField(body, 'documentId')
+  if (documentId !== null && parsed.kind === 'snapshot' && documentId !== parsed.canonicalId) {
     throw badRequest('mismatch', '`documentId` is not the document the snapshot belongs to.')
   }
   const locales = readLocales(body.locales)
   const shape = 'Expected a snapshot id of the shape `<document_id>/snapshot/<token>`.'
-  if (parsed.kind !== 'snapshot') throw batchFailure(400, present(given) ? batchItemId(given) : malformedSnapshotOwner(snapshotId), shape)
+  if (parsed.kind !== 'snapshot') throw batchFailure(400, documentId !== null ? batchItemId(documentId) : malformedSnapshotOwner(snapshotId), shape)
   // A snapshot belongs to a canonical: `<id>/draft/snapshot/<token>` names none.
   if (parseId(parsed.canonicalId).kind !== 'canonical') throw batchFailure(400, batchItemId(parsed.canonicalId), shape)
   return { kind, documentId: parsed.canonicalId, snapshotId, locales }

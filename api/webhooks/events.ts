@@ -55,8 +55,9 @@ export function recordChangedInPlace(tx: Tx, change: { teamId: string; before: D
   const a = after.body as { fields?: unknown; locales?: Record<string, unknown> }
   const all = [...new Set([...Object.keys(b.locales ?? {}), ...Object.keys(a.locales ?? {})])]
   const changed = all.filter((l) => !same(b.locales?.[l], a.locales?.[l]))
-  if (changed.length === 0 && same(b.fields, a.fields)) return
-  // A change of non-localizable fields touches every locale the document is served in.
+  // A new content type alone moves its URLs too (a type without URLs serves no page) and its collection.
+  if (changed.length === 0 && same(b.fields, a.fields) && before.body.contentType === after.body.contentType) return
+  // A change of non-localizable fields (or of the type) touches every locale the document is served in.
   const locales = changed.length > 0 ? changed : Object.keys(a.locales ?? {})
   documentEvent(tx, { eventType: 'content.published', status: 'published', teamId: change.teamId, userId: change.userId, row: after, before, after, locales: locales.sort() })
 }

@@ -71,6 +71,21 @@ for (const [name, body, code] of objectRows) {
   })
 }
 
+test('400 {error: invalid_body} for an id or version of the wrong type: sent, not missing', async () => {
+  for (const [body, field] of [
+    [{ kind: 'revision', documentId: 5, version: v1 }, 'documentId'],
+    [{ kind: 'revision', documentId: ID, version: 7 }, 'version'],
+    [{ kind: 'revision', documentId: [ID], version: v1 }, 'documentId'],
+    [{ kind: 'snapshot', snapshotId: { id: 'x' } }, 'snapshotId'],
+    [{ kind: 'snapshot', snapshotId: `${ID}/snapshot/AAAAAAAAAAAAAAAAAAAAAA`, documentId: true }, 'documentId'],
+  ] as const) {
+    const res = await applyVersion(ctx, body)
+    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: `\`${field}\` must be a string.` } })
+  }
+  // Absent, null and "" are missing, as spec.md's rows say.
+  for (const documentId of [undefined, null, '']) expect((await applyVersion(ctx, { kind: 'revision', documentId, version: v1 })).body.error).toBe('missing_id')
+})
+
 test('400 {error: invalid_body} for a non-object body or a locales value that is not a list of codes', async () => {
   for (const body of ['[]', '"revision"', '42']) {
     const res = await raw(body)

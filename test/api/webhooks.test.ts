@@ -335,6 +335,15 @@ test('URLs come from the type before and after: a page that becomes a type witho
   expect((await publish(['pages/moved'])).body[0].status).toBe(0)
   expect((await write({ id: 'pages/moved', contentType: 'product', fields: { sku: 'M' }, locales: { en: { name: 'Moved' } } })).status).toBe(200)
   expect((await payloads())[0]).toMatchObject({ documentId: 'pages/moved', url: '', urls: {}, previousUrls: ['/moved'], scope: 'document' })
+  // ...and in place with nothing but the type changed (same fields, same languages), both ways.
+  const plain = { collection: 'pages', urls: false, label: 'Plain', fields: [{ name: 'title', localizable: true }, { name: 'slug', localizable: true }, { name: 'parent' }] }
+  expect((await ctx.call('PUT', `/teams/${TEAM}/content-types/plain`, { body: plain })).status).toBe(200)
+  expect((await write(page('pages/plain', 'pages/home', 'plain'))).status).toBe(200)
+  expect((await publish(['pages/plain'])).body[0].status).toBe(0)
+  expect((await write({ ...page('pages/plain', 'pages/home', 'plain'), contentType: 'plain' })).status).toBe(200)
+  expect((await payloads())[0]).toMatchObject({ documentId: 'pages/plain', locales: ['en'], url: '', urls: {}, previousUrls: ['/plain'], scope: 'document' })
+  expect((await write(page('pages/plain', 'pages/home', 'plain'))).status).toBe(200)
+  expect((await payloads())[0]).toMatchObject({ documentId: 'pages/plain', locales: ['en'], url: '/plain', urls: { en: '/plain' }, previousUrls: [], scope: 'document' })
 
   // A parent that exists only as a draft serves nothing: its child has no URL, and that is known.
   expect((await write(page('pages/kiosk/draft', 'pages/home', 'shop'))).status).toBe(200)

@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from 'bun:test'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { collectOutput, makeTestDir, waitFor } from '../helpers'
+import { collectOutput, logLine, makeTestDir, waitFor } from '../helpers'
 
 const dir = makeTestDir('start-test-')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -47,4 +47,7 @@ test('bun start creates and seeds the database, serves the api, runs the dispatc
   await output.done
   expect(output.text).toContain('api stopping')
   expect(output.text).toContain('dispatcher stopping')
+  const seeded = 'seeded the demo team "acme": its tokens are the public ones the README lists, so use this database for trying things out only'
+  expect(logLine(output.text, seeded)).toMatchObject({ level: 40, component: 'start' })
+  expect(output.text).not.toContain('tok-') // no token in a log line, not even the demo team's public ones
 }, 40_000)
