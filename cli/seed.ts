@@ -32,7 +32,8 @@ export const ContentTypeInput = t.Object(
 export const SeedFile = t.Object({
   teams: t.Array(
     t.Object({
-      id: t.String({ minLength: 1, maxLength: 100 }),
+      // A team id is a path segment of every route (`/teams/{teamId}`, `/content/{activeTeam}`).
+      id: t.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' }),
       workspaceId: t.String({ minLength: 1 }),
       locales: t.Array(LocaleCode, { minItems: 1 }),
       defaultLocale: t.String(),
@@ -70,7 +71,22 @@ export function seed(db: Db, metrics: Metrics | null, input: unknown) {
   return db.$client.transaction(() => apply(db, metrics, input)).immediate()
 }
 
+/** A team or a document named twice: the second would be applied again (a document published twice leaves two versions). */
+function refuseRepeats(input: SeedFile): void {
+  const teamIds = new Set<string>()
+  for (const team of input.teams) {
+    if (teamIds.has(team.id)) throw new Error(`Team ${team.id} is named twice in the seed file.`)
+    teamIds.add(team.id)
+    const docIds = new Set<string>()
+    for (const doc of team.documents ?? []) {
+      if (docIds.has(doc.id)) throw new Error(`Team ${team.id}, document ${JSON.stringify(doc.id)}: named twice in the seed file.`)
+      docIds.add(doc.id)
+    }
+  }
+}
+
 function apply(db: Db, metrics: Metrics | null, input: SeedFile) {
+  refuseRepeats(input)
   const report = { teams: 0, documents: 0, published: 0 }
   for (const team of input.teams) {
     if (!team.locales.includes(team.defaultLocale)) throw new Error(`Team ${team.id}: defaultLocale must be one of locales`)

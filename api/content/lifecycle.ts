@@ -5,7 +5,7 @@
  */
 import { and, eq } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client'
-import { schedules, type DocumentRow } from '../../db/schema'
+import { documents, schedules, type DocumentRow } from '../../db/schema'
 import { deleteDoc, loadDoc, saveDoc } from '../../db/store'
 import { badRequest, notFound } from '../errors'
 import { parseTimestamp } from '../timestamps'
@@ -15,7 +15,7 @@ import { batchItemId, draftId, isValidCanonicalId, parseId, scheduledId } from '
 import type { BatchItem, DocumentView } from './model'
 import { loadLive, present, refreshDraftDirty } from './service'
 
-export const LIFECYCLE_OPS = ['unpublish', 'archive', 'delete', 'copy', 'discard-draft'] as const
+export const LIFECYCLE_OPS = ['unpublish', 'archive', 'delete', 'copy', 'discard-draft', 'unschedule'] as const
 export type LifecycleOp = (typeof LIFECYCLE_OPS)[number]
 
 class Refusal extends Error {}
@@ -56,6 +56,7 @@ function apply(tx: Tx, op: LifecycleOp, ctx: Ctx, id: string): DocumentView | un
   // document that so far only has a draft (README "Restore": a document exists when its live
   // canonical or its draft exists); the other operations need a live canonical to act on.
   if (op === 'discard-draft') return discardDraft(tx, ctx.teamId, id)
+  if (op === 'unschedule') return unschedule(tx, ctx.teamId, id)
   if (op === 'delete') return softDelete(tx, ctx, id)
   const { teamId, userId } = ctx
   const canonical = requireCanonical(tx, teamId, id)
@@ -75,6 +76,8 @@ function apply(tx: Tx, op: LifecycleOp, ctx: Ctx, id: string): DocumentView | un
       return present(row)
     }
     case 'archive': {
+      // Archived is retired: a pending scheduled publish would put it back on the site.
+      dropSchedule(tx, teamId, id)
       const row = takeDown(tx, canonical, { archived: true })
       if (canonical.published) recordUnpublished(tx, { teamId, before: canonical, status: 'archived', userId })
       refreshDraftDirty(tx, teamId, id, row)
@@ -96,6 +99,20 @@ function discardDraft(tx: Tx, teamId: string, id: string): undefined {
   throw new Refusal('There is no draft to discard.')
 }
 
+/** Removes `<id>/scheduled` and its schedule; false when there was neither. */
+function dropSchedule(tx: Tx, teamId: string, id: string): boolean {
+  const copy = deleteDoc(tx, teamId, scheduledId(id))
+  const schedule = tx.delete(schedules).where(and(eq(schedules.teamId, teamId), eq(schedules.documentId, id))).returning({ id: schedules.documentId }).all()
+  return copy || schedule.length > 0
+}
+
+/** Cancels a scheduled publish (the draft stays as it is); refuses when there is none. */
+function unschedule(tx: Tx, teamId: string, id: string): undefined {
+  if (dropSchedule(tx, teamId, id)) return undefined
+  if (!loadLive(tx, teamId, id) && !loadLive(tx, teamId, draftId(id))) throw new Refusal('Document not found.')
+  throw new Refusal('There is no scheduled publish to cancel.')
+}
+
 /**
  * Soft delete: the canonical is marked deleted (revisions are kept; reads and version endpoints
  * answer 404) and its draft and schedule go. A document with only a draft loses the draft; a
@@ -106,16 +123,23 @@ function softDelete(tx: Tx, { teamId, userId }: Ctx, id: string): undefined {
   if (!canonical && !loadLive(tx, teamId, draftId(id))) throw new Refusal('Document not found.')
   if (canonical) takeDown(tx, canonical, { deletedAt: new Date().toISOString() })
   deleteDoc(tx, teamId, draftId(id))
-  deleteDoc(tx, teamId, scheduledId(id))
-  tx.delete(schedules).where(and(eq(schedules.teamId, teamId), eq(schedules.documentId, id))).run()
+  dropSchedule(tx, teamId, id)
   if (canonical?.published) recordUnpublished(tx, { teamId, before: canonical, status: 'deleted', userId })
   return undefined
 }
 
+/**
+ * `<id>-copy`, `<id>-copy-2`, ...: the first id no document uses in any form. A draft-only
+ * document (or a soft-deleted one, or one with only a schedule) counts as used: a copy that took
+ * its id would adopt its draft, and publishing the copy would publish that content.
+ */
 function freeCopyId(tx: Tx, teamId: string, id: string): string {
+  const used = (candidate: string) =>
+    tx.select({ id: documents.id }).from(documents).where(and(eq(documents.teamId, teamId), eq(documents.canonicalId, candidate))).limit(1).get() ??
+    tx.select({ id: schedules.documentId }).from(schedules).where(and(eq(schedules.teamId, teamId), eq(schedules.documentId, candidate))).limit(1).get()
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? `${id}-copy` : `${id}-copy-${n}`
-    if (!loadDoc(tx, teamId, candidate)) {
+    if (!used(candidate)) {
       if (!isValidCanonicalId(candidate)) throw new Refusal('The id is too long to copy.')
       return candidate
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createTestContext, enc, TEAM, type TestContext } from '../helpers'
+import { createTestContext, enc, TEAM, TOKENS, type TestContext } from '../helpers'
 import { countRevisions } from '../../db/store'
+import { claimDueSchedules } from '../../api/publish/scheduled'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })
@@ -356,6 +357,15 @@ describe('lifecycle', () => {
     expect(copy['@metadata'].published).toBe(false)
   })
 
+  test('copy takes the first id no document uses in any form: a draft-only document keeps its draft', async () => {
+    await ctx.call('POST', base, { body: page('pages/cp') })
+    expect((await ctx.call('POST', base, { body: page('pages/cp-copy/draft', { en: { title: 'Draft only', slug: 'other' } }) })).status).toBe(200)
+    const res = await ctx.call('POST', `/content/copy/${TEAM}`, { body: { ids: ['pages/cp'] } })
+    expect(res.body).toEqual([{ id: 'pages/cp', status: 0, document: expect.objectContaining({ id: 'pages/cp-copy-2' }) }])
+    expect((await read('pages/cp-copy/draft')).locales.en.title).toBe('Draft only')
+    expect((await ctx.call('GET', `${base}?id=pages/cp-copy`)).status).toBe(404) // still no canonical of its own
+  })
+
   test('unpublish and archive make every locale of an existing draft dirty: nothing of it is live any more', async () => {
     for (const op of ['unpublish', 'archive']) {
       const id = `pages/takedown-${op}`
@@ -399,7 +409,7 @@ describe('lifecycle', () => {
     await ctx.call('POST', base, { body: page('pages/sib') })
     const ids = ['pages/sib/draft', 'pages/sib/scheduled', 'pages/sib/snapshot/AAAAAAAAAAAAAAAAAAAAAA', 'pages/sib/activity', 'pages/nope', 'pages/a/draft/draft']
     const sibling = 'Expected a canonical document id, not a sibling id.'
-    for (const op of ['archive', 'unpublish', 'delete', 'copy', 'discard-draft']) {
+    for (const op of ['archive', 'unpublish', 'delete', 'copy', 'discard-draft', 'unschedule']) {
       const res = await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids } })
       expect({ op, body: res.body }).toEqual({
         op,
@@ -454,6 +464,40 @@ describe('a document that so far only has a draft', () => {
       expect({ id, status: (await ctx.call('GET', `${base}?id=${id}`)).status }).toEqual({ id, status: 404 })
     }
     expect((await ctx.call('GET', `/content/history/${TEAM}?id=pages/dr3`)).status).toBe(404)
+  })
+
+  test('unschedule cancels a scheduled publish (the draft stays), refuses when there is none, and needs ChangeLiveContent as scheduling does', async () => {
+    await ctx.call('POST', base, { body: page('pages/us/draft') })
+    const publishAt = new Date(Date.now() + 3_600_000).toISOString()
+    expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/us', publishAt } })).status).toBe(201)
+    const denied = await ctx.call('POST', `/content/unschedule/${TEAM}`, { token: TOKENS.translator, body: { ids: ['pages/us'] } })
+    expect({ status: denied.status, error: denied.body.error }).toEqual({ status: 403, error: 'forbidden' })
+    const res = await ctx.call('POST', `/content/unschedule/${TEAM}`, { body: { ids: ['pages/us', 'pages/us', 'pages/none'] } })
+    expect(res.body).toEqual([
+      { id: 'pages/us', status: 0 },
+      { id: 'pages/us', status: 1, reason: 'There is no scheduled publish to cancel.' },
+      { id: 'pages/none', status: 1, reason: 'Document not found.' },
+    ])
+    expect((await ctx.call('GET', `${base}?id=pages/us/scheduled`)).status).toBe(404)
+    expect((await read('pages/us/draft')).locales).toEqual(page('pages/us/draft').locales)
+    expect((await ctx.call('GET', `/content/history/${TEAM}?id=pages/us`)).body.scheduled).toBeNull()
+    expect(claimDueSchedules(ctx.db, Date.now() + 7_200_000).schedules.filter((s) => s.documentId === 'pages/us')).toEqual([]) // the dispatcher finds nothing to publish
+  })
+
+  test('archive cancels a pending scheduled publish (it would put the document back on the site); unpublish keeps it', async () => {
+    const publishAt = new Date(Date.now() + 3_600_000).toISOString()
+    for (const op of ['archive', 'unpublish']) {
+      const id = `pages/sched-${op}`
+      await ctx.call('POST', base, { body: page(id) })
+      await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })
+      await ctx.call('POST', base, { body: page(`${id}/draft`, { en: { title: 'Next', slug: 's' } }) })
+      expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id, publishAt } })).status).toBe(201)
+      expect((await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: [id] } })).body[0].status).toBe(0)
+      const scheduled = (await ctx.call('GET', `/content/history/${TEAM}?id=${id}`)).body.scheduled
+      expect({ op, kept: scheduled !== null, copy: (await ctx.call('GET', `${base}?id=${id}/scheduled`)).status }).toEqual(
+        op === 'archive' ? { op, kept: false, copy: 404 } : { op, kept: true, copy: 200 },
+      )
+    }
   })
 
   test('a draft written after the canonical was soft-deleted can be discarded or deleted too', async () => {

@@ -224,6 +224,25 @@ test('an invalid seed file fails with a message and exit code 1', () => {
   expect(runSeed(file, join(dir, 'bad3.db'))).toMatchObject({ code: 1, err: expect.stringContaining('Field "title" is listed twice.') })
 })
 
+test('a seed file naming a document or a team twice, or a team id that is no path segment, fails with exit 1 and writes nothing', () => {
+  const file = join(dir, 'repeat.json')
+  const doc = { id: 'pages/dup', contentType: 'page', published: true, fields: { parent: null }, locales: { en: { title: 'D', slug: 'dup' } } }
+  const team = (id: string, documents: unknown[] = []) => ({ id, workspaceId: 'w', locales: ['en'], defaultLocale: 'en', contentTypes: [{ name: 'page', collection: 'pages', urls: true, fields: [{ name: 'title', localizable: true }, { name: 'slug', localizable: true }, { name: 'parent' }] }], documents })
+  const cases: [unknown, string][] = [
+    [{ teams: [team('t1', [doc, doc])] }, 'Team t1, document "pages/dup": named twice in the seed file.'],
+    [{ teams: [team('t1'), team('t1')] }, 'Team t1 is named twice in the seed file.'],
+    ...['a/b', 'x\ny', '__proto__', '../t', ''].map((id): [unknown, string] => [{ teams: [team(id)] }, 'Invalid seed file at /teams/0/id']),
+  ]
+  for (const [i, [content, message]] of cases.entries()) {
+    writeFileSync(file, JSON.stringify(content))
+    const databasePath = join(dir, `repeat-${i}.db`)
+    expect(runSeed(file, databasePath)).toMatchObject({ code: 1, err: expect.stringContaining(message) })
+    const db = new Database(databasePath)
+    expect(db.query('SELECT (SELECT COUNT(*) FROM teams) AS teams, (SELECT COUNT(*) FROM revisions) AS revisions').get()).toEqual({ teams: 0, revisions: 0 })
+    db.close()
+  }
+})
+
 test('an argument too many is a usage error (exit 2), not dropped', () => {
   const extra = (...args: string[]) => Bun.spawnSync(['bun', 'cli/main.ts', ...args], { cwd: root, env: { ...process.env, DATABASE_PATH: join(dir, 'extra.db') } })
   for (const args of [['seed', 'a.json', 'b.json'], ['push-index', 'i.json', 'acme', 'more']]) {
