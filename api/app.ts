@@ -4,6 +4,8 @@
 import { Elysia } from 'elysia'
 import { swagger } from '@elysiajs/swagger'
 import { match, P } from 'ts-pattern'
+import type { TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import { AppError, BatchError, echoList, ProblemError } from './errors'
 import { authenticateRequest } from './auth'
@@ -95,7 +97,7 @@ function namedFailure(error: unknown): string | undefined {
   return typeof first.value === 'string' ? INVALID[first.path] : undefined
 }
 
-type SchemaError = { path?: string; message?: string; type?: number; schema?: { anyOf?: { const?: unknown; type?: string }[] } }
+type SchemaError = { path?: string; message?: string; type?: number; value?: unknown; schema?: { anyOf?: (TSchema & { const?: unknown; type?: string })[] } }
 
 function validationMessage(error: unknown): string {
   const first = (error as { all?: SchemaError[] }).all?.[0]
@@ -109,6 +111,11 @@ function validationMessage(error: unknown): string {
 function expectation(e: SchemaError): string {
   const options = e.type === ValueErrorType.Union ? e.schema?.anyOf : undefined
   if (!options?.length) return e.message ?? ''
+  // A value of one of the union's types broke that type's own limit (a 201-character name for
+  // string-or-null): that limit is the message, not the list of types.
+  const sameType = options.find((o) => o.const === undefined && o.type === (e.value === null ? 'null' : typeof e.value))
+  const inner = sameType && Value.Errors(sameType, e.value).First()
+  if (inner) return inner.message
   if (options.every((o) => o.const !== undefined)) return `must be one of ${options.map((o) => JSON.stringify(o.const)).join(', ')}`
   return `must be ${[...new Set(options.map((o) => (o.const !== undefined ? JSON.stringify(o.const) : (o.type ?? 'another value'))))].join(' or ')}`
 }

@@ -66,7 +66,9 @@ function boolean(env: Env, name: string): boolean {
 function host(env: Env): string {
   const raw = env.HOST
   if (!isSet(raw)) return '0.0.0.0'
-  if (!/^(\[[0-9a-fA-F:.]+\]|[0-9a-fA-F:]*:[0-9a-fA-F:.]*|[A-Za-z0-9.-]+)$/.test(raw)) {
+  // Digits and dots only is meant as an IPv4 address, never a name: `999.1.1.1` is a typo, not a host.
+  const badIpv4 = /^[0-9.]+$/.test(raw) && !/^((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/.test(raw)
+  if (badIpv4 || !/^(\[[0-9a-fA-F:.]+\]|[0-9a-fA-F:]*:[0-9a-fA-F:.]*|[A-Za-z0-9.-]+)$/.test(raw)) {
     throw new ConfigError(`HOST must be an address or a host name to listen on, e.g. 127.0.0.1 or ::1; got ${shown(raw)}.`)
   }
   return raw.startsWith('[') ? raw.slice(1, -1) : raw

@@ -33,7 +33,7 @@ test('a value that is set but wrong is refused, naming the variable; never read 
     { DISPATCHER_LEASE_MS: '-1' }, { SITE_CHANGE_QUIET_MS: '-1' }, { SITE_CHANGE_MAX_HOLD_MS: 'soon' },
     { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'yes' }, { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' }, { METRICS_PUBLIC: 'on' },
     { LOG_LEVEL: 'verbose' }, { LOG_LEVEL: 'in fo' },
-    { HOST: 'http://localhost' }, { HOST: '127.0.0.1:3000' }, { HOST: 'local host' },
+    { HOST: 'http://localhost' }, { HOST: '127.0.0.1:3000' }, { HOST: 'local host' }, { HOST: '999.1.1.1' }, { HOST: '10.0.0' }, { HOST: '127.0.0.01' },
     { NODE_EXTRA_CA_CERTS: '/no/such/ca.pem' },
   ]
   for (const env of bad) {

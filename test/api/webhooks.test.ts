@@ -365,4 +365,7 @@ test('a value outside a fixed set is refused naming the choices, not "Expected u
   expect(provider.body.message).toBe('Invalid request: /provider must be one of "custom", "netlify", "vercel", "github"')
   const name = await ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: 'pages/home', name: 5 } })
   expect({ status: name.status, body: name.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: 'Invalid request: /name must be string or null' } })
+  // A string that breaks the string's own limit is told that limit, not the list of types.
+  const long = await ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: 'pages/home', name: 'x'.repeat(201) } })
+  expect({ status: long.status, body: long.body }).toEqual({ status: 400, body: { error: 'invalid_name', message: 'Invalid request: /name Expected string length less or equal to 200' } })
 })
