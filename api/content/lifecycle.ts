@@ -1,6 +1,7 @@
 /**
  * Lifecycle operations of spec.md that write no stamp, no revision and no version:
- * unpublish (restore-to-draft), archive, soft-delete, copy, discard draft, and scheduling.
+ * unpublish (restore-to-draft), archive, soft-delete, copy, discard draft, and scheduling (and
+ * cancelling a schedule, ours).
  * Each id runs in its own transaction and answers one batch item.
  */
 import { and, eq } from 'drizzle-orm'
@@ -52,9 +53,9 @@ function takeDown(tx: Tx, row: DocumentRow, flags: { archived?: boolean; deleted
 
 function apply(tx: Tx, op: LifecycleOp, ctx: Ctx, id: string): DocumentView | undefined {
   requireCanonicalId(id)
-  // Discard draft and delete act on the draft as much as on the canonical, so they also serve a
-  // document that so far only has a draft (README "Restore": a document exists when its live
-  // canonical or its draft exists); the other operations need a live canonical to act on.
+  // Discard draft, unschedule and delete act on the draft as much as on the canonical, so they
+  // also serve a document that so far only has a draft (README "Restore": a document exists when
+  // its live canonical or its draft exists); the other operations need a live canonical to act on.
   if (op === 'discard-draft') return discardDraft(tx, ctx.teamId, id)
   if (op === 'unschedule') return unschedule(tx, ctx.teamId, id)
   if (op === 'delete') return softDelete(tx, ctx, id)
