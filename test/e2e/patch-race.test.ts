@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { createTestContext, TEAM, type TestContext } from '../helpers'
+import { createTestContext, runWorkers, TEAM, type TestContext } from '../helpers'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })
@@ -19,12 +19,8 @@ test('concurrent PATCHes of a draft from several processes: every 200 is in the 
     expect((await ctx.call('POST', `/content/${TEAM}`, { body: { id: `pages/pr${i}`, contentType: 'page', fields: { parent: null }, locales: { en: { title: 'T', slug: `pr${i}` } } } })).status).toBe(200)
   }
   const startAt = Date.now() + 2000
-  const procs = Array.from({ length: WORKERS }, (_, w) =>
-    Bun.spawn(['bun', join(import.meta.dir, 'patch-race-worker.ts'), ctx.path, String(DOCS), String(w + 1), String(startAt)], { stdout: 'pipe', stderr: 'inherit' }),
-  )
-  const outputs = await Promise.all(procs.map(async (p) => { await p.exited; return new Response(p.stdout).text() }))
-  expect(procs.map((p) => p.exitCode)).toEqual(Array(WORKERS).fill(0))
-  const outcomes = outputs.flatMap((o) => o.split('\n').filter((l) => l.startsWith('RESULT ')).map((l) => JSON.parse(l.slice(7))))
+  const { exitCodes, results: outcomes } = await runWorkers(join(import.meta.dir, 'patch-race-worker.ts'), WORKERS, (w) => [ctx.path, String(DOCS), String(w), String(startAt)])
+  expect(exitCodes).toEqual(Array(WORKERS).fill(0))
   expect(outcomes).toHaveLength(WORKERS * DOCS)
   // Each PATCH either lands (200) or is refused as a conflict (409); none may vanish.
   expect(outcomes.filter((o) => o.status !== 200 && o.status !== 409)).toEqual([])

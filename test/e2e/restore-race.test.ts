@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { CONCURRENT_CHANGE } from '../../api/restore/service'
-import { createTestContext, type TestContext } from '../helpers'
+import { createTestContext, runWorkers, type TestContext } from '../helpers'
 import { activity, cv, DRAFT, ID, publishedTwice, put, read } from '../restore/fixtures'
 
 let ctx: TestContext
@@ -23,13 +23,8 @@ test('cross-process restores and edits on one draft never leave a mix', async ()
   const { v1, v2 } = await publishedTwice(ctx)
   await put(ctx, DRAFT)
   const canonicalBefore = (await read(ctx, ID)).body
-  const procs = Array.from({ length: WORKERS }, (_, w) =>
-    Bun.spawn(['bun', join(import.meta.dir, 'restore-race-worker.ts'), ctx.path, ID, `${v1},${v2}`, String(PER_WORKER), String(w + 1)], { stdout: 'pipe', stderr: 'inherit' }),
-  )
-  const outputs = await Promise.all(procs.map(async (p) => { await p.exited; return new Response(p.stdout).text() }))
-  expect(procs.map((p) => p.exitCode)).toEqual(Array(WORKERS).fill(0))
-  // Elysia prints schema warnings on stdout too; only `RESULT ` lines are ours.
-  const outcomes = outputs.flatMap((o) => o.split('\n').filter((l) => l.startsWith('RESULT ')).map((l) => JSON.parse(l.slice(7))))
+  const { exitCodes, results: outcomes } = await runWorkers(join(import.meta.dir, 'restore-race-worker.ts'), WORKERS, (w) => [ctx.path, ID, `${v1},${v2}`, String(PER_WORKER), String(w)])
+  expect(exitCodes).toEqual(Array(WORKERS).fill(0))
   expect(outcomes).toHaveLength(WORKERS * PER_WORKER)
 
   for (const o of outcomes) {
