@@ -22,6 +22,7 @@ import { snapshotRoutes } from './snapshots'
 import { historyRoutes } from './history'
 import { webhookRoutes } from './webhooks'
 import { teamRoutes } from './teams'
+import { assistantRoutes } from './assistant'
 
 /**
  * Routes that need no bearer token: the liveness check, the API description (a browser or a
@@ -248,6 +249,7 @@ export function createApp(deps: AppDeps) {
     .use(historyRoutes(deps))
     .use(webhookRoutes(deps))
     .use(teamRoutes(deps))
+    .use(assistantRoutes(deps))
   return app
 }
 

@@ -71,6 +71,7 @@ const TAGS: Record<string, string> = {
   snapshots: 'Named snapshots of a document: create, rename, revoke',
   webhooks: 'Signed change webhooks: configuration, test sends, delivery log, redelivery',
   teams: 'Team settings: locales, localization fallbacks, content types, content index',
+  assistant: 'An MCP server (Streamable HTTP) for AI assistants: read and publish content',
   operations: 'Liveness and metrics',
 }
 

@@ -1,0 +1,86 @@
+/**
+ * The assistant's tools (README "AI assistants (MCP)"): what an AI assistant connected over MCP
+ * may do in one team, as plain functions over the same services the REST routes call. Publishing
+ * from an assistant is spec.md's "assistant tool call `publish_content`": the one publish
+ * function, so it stamps, records one Published Version, counts on
+ * `service.api.publish.revisions` and sends `content.published` with the acting user.
+ */
+import { t, type Static, type TSchema } from 'elysia'
+import { Value } from '@sinclair/typebox/value'
+import type { Db } from '../../db/client'
+import type { Capability, Caller } from '../auth'
+import { AppError } from '../errors'
+import type { Metrics } from '../metrics'
+import { ActivityView, BatchList, DocumentView, PublishInput } from '../content/model'
+import { present, readDocument } from '../content/service'
+import { publishBatch } from '../publish/service'
+
+export interface ToolContext {
+  db: Db
+  metrics: Metrics
+  caller: Caller
+}
+
+/** A tool's answer: the JSON object it returns (MCP `structuredContent`), or a refusal with the api's error code. */
+export type ToolOutcome = { ok: Record<string, unknown> } | { error: string; message: string }
+
+interface Tool<In extends TSchema> {
+  description: string
+  /** Capabilities beyond `EditContent` (which the whole MCP route requires). */
+  requires: Capability[]
+  input: In
+  output: TSchema
+  run(ctx: ToolContext, args: Static<In>): Record<string, unknown>
+}
+
+const tool = <In extends TSchema>(def: Tool<In>) => def
+
+const GetInput = t.Object(
+  { id: t.String({ minLength: 1, maxLength: 512, description: 'Document id: a canonical id (`pages/about`) or a sibling id (`pages/about/draft`)' }) },
+  { additionalProperties: false },
+)
+
+/** The tools by their MCP names. */
+export const TOOLS = {
+  publish_content: tool({
+    description:
+      'Publish documents of this team: each draft (or the canonical when there is no draft) goes live with the publish stamp and becomes a new Published Version. ' +
+      'With `locales`, only those languages of the draft go live. Answers one result per id (`status` 0 done, 1 refused with a `reason`), in the order of `ids`.',
+    requires: ['ChangeLiveContent'],
+    input: PublishInput,
+    output: t.Object({ results: BatchList }),
+    run: ({ db, metrics, caller }, args) => ({
+      results: publishBatch(db, metrics, args.ids, {
+        teamId: caller.teamId, locales: args.locales, stampUserId: caller.userId, actorUserId: caller.userId, source: 'assistant',
+      }),
+    }),
+  }),
+  get_content: tool({
+    description: 'Read one document of this team as it is stored now: the live canonical, or its draft, scheduled or snapshot sibling.',
+    requires: [],
+    input: GetInput,
+    output: t.Object({ document: t.Union([DocumentView, ActivityView]) }),
+    run: ({ db, caller }, args) => ({ document: present(readDocument(db, caller.teamId, args.id)) }),
+  }),
+} as const
+
+export type ToolName = keyof typeof TOOLS
+
+/**
+ * Runs tool `name` with `args` for the caller. Wrong arguments and refusals (a missing
+ * capability, an unknown document) are answers with the api's error codes, for the assistant
+ * to read and correct, not protocol errors. An unknown tool name is the caller's to check first.
+ */
+export function callTool(ctx: ToolContext, name: ToolName, args: unknown): ToolOutcome {
+  const def = TOOLS[name] as Tool<TSchema>
+  const missing = def.requires.filter((c) => !ctx.caller.capabilities.has(c))
+  if (missing.length > 0) return { error: 'forbidden', message: `Missing capability: ${missing.join(', ')}.` }
+  const wrong = Value.Errors(def.input, args ?? {}).First()
+  if (wrong) return { error: 'invalid_body', message: `${wrong.path ? `Argument \`${wrong.path.slice(1)}\`` : 'The arguments'}: ${wrong.message}.` }
+  try {
+    return { ok: def.run(ctx, args ?? {}) }
+  } catch (e) {
+    if (e instanceof AppError) return { error: e.code, message: e.message }
+    throw e
+  }
+}
