@@ -25,6 +25,8 @@ export interface Config {
   dispatcherLeaseMs: number | undefined
   dispatcherConcurrency: number | undefined
   dispatcherPerWebhook: number | undefined
+  /** Finished deliveries older than this many days leave the delivery log; 0 keeps them forever. */
+  deliveryLogRetentionDays: number
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -123,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     dispatcherLeaseMs,
     dispatcherConcurrency: integer(env, 'DISPATCHER_CONCURRENCY', 1, 10_000),
     dispatcherPerWebhook: integer(env, 'DISPATCHER_PER_WEBHOOK', 1, 10_000),
+    deliveryLogRetentionDays: integer(env, 'DELIVERY_LOG_RETENTION_DAYS', 0, 36_500) ?? 30,
   }
 }
 

@@ -199,6 +199,8 @@ export const outbox = sqliteTable(
      * The only index on `status` (every state change rewrites it); counts by status use it too.
      */
     index('outbox_webhook_due').on(t.status, t.webhookId, t.nextAttemptAt, t.seq),
+    /** A webhook's delivery log (newest first) and its rows on delete: a range, not a scan of every webhook's rows. */
+    index('outbox_webhook_seq').on(t.webhookId, t.seq),
   ],
 )
 
@@ -219,7 +221,8 @@ export const deliveryAttempts = sqliteTable(
     responseBody: text('response_body'),
     nextAttemptAt: integer('next_attempt_at'),
   },
-  (t) => [index('attempts_webhook').on(t.webhookId, t.id)],
+  /** The attempts of the log's rows, and of a pruned or deleted row: without it each read scanned every attempt ever made. */
+  (t) => [index('attempts_outbox').on(t.outboxSeq, t.id)],
 )
 
 /** Site changes waiting for the quiet window; the dispatcher coalesces them per team. */

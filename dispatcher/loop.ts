@@ -16,6 +16,7 @@ import { claimDue, completeAttempts, listWebhookIds, nextAttemptTime, releaseLea
 import { deliverOnce } from './deliver'
 import { nextStep } from './retry'
 import { emitDueSiteChanges, runIndexJob } from './site-changes'
+import { pruneDeliveries } from './prune'
 import type { Lookup } from './ssrf'
 import type { Outgoing } from './providers'
 
@@ -53,6 +54,11 @@ export interface DispatcherDeps {
    * Sends in flight still never exceed `perWebhook`.
    */
   claimAhead?: number
+  /**
+   * Finished deliveries older than this leave the delivery log (dispatcher/prune.ts); 0 keeps
+   * them forever. Default 30 days (DELIVERY_LOG_RETENTION_DAYS).
+   */
+  deliveryRetentionMs?: number
 }
 
 /**
@@ -91,6 +97,12 @@ const RECORD_WAIT_MS = 2
 const LOCKED_RETRY_MAX_MS = 50
 /** A write lock held by another process this long is worth a warning (once per wait). */
 const LOCK_WARN_MS = 10_000
+/**
+ * Retention removes at most this many deliveries per full pass (a few ms of write lock), every
+ * pass while a backlog lasts, then looks again after PRUNE_EVERY_MS.
+ */
+const PRUNE_BATCH = 200
+const PRUNE_EVERY_MS = 10 * 60_000
 
 /** Builds a dispatcher over `deps.db`; nothing runs until `start()` or `runOnce()`. */
 export function createDispatcher(deps: DispatcherDeps) {
@@ -127,6 +139,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   let lastDataVersion = -1
   let lastFullPass = 0
   let lastCheckpoint = 0
+  let nextPruneAt = 0
+  const retentionMs = deps.deliveryRetentionMs ?? 30 * 86_400_000
   /** The webhook ids claims look at, read on every full pass and after another process commits. */
   let webhookIds: string[] | null = null
 
@@ -409,6 +423,15 @@ export function createDispatcher(deps: DispatcherDeps) {
       const rules = { now: at, quietMs: deps.siteChangeQuietMs ?? 30_000, maxHoldMs: deps.siteChangeMaxHoldMs ?? 1_800_000 }
       for (const teamId of emitDueSiteChanges(deps.db, rules, lockFree)) deps.log.info({ teamId }, 'site.changed emitted')
     })
+    if (retentionMs > 0 && (at >= nextPruneAt || at < nextPruneAt - PRUNE_EVERY_MS)) {
+      safely('retention', () => {
+        let locked = false
+        const pruned = pruneDeliveries(deps.db, at - retentionMs, PRUNE_BATCH, () => !(locked = !lockFree()))
+        // A full batch or a taken lock: look again at the next pass; caught up: in a while.
+        nextPruneAt = pruned.deliveries >= PRUNE_BATCH || locked ? at : at + PRUNE_EVERY_MS
+        if (pruned.deliveries + pruned.siteChanges > 0) deps.log.info(pruned, 'delivery log pruned')
+      })
+    }
     return claimAndSend(at, !stopped, true)
   }
 

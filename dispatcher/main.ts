@@ -33,6 +33,7 @@ const dispatcher = createDispatcher({
   timeoutMs: config.webhookTimeoutMs, allowPrivateTargets: config.allowPrivateTargets,
   siteChangeQuietMs: config.siteChangeQuietMs, siteChangeMaxHoldMs: config.siteChangeMaxHoldMs, leaseMs: config.dispatcherLeaseMs,
   concurrency: config.dispatcherConcurrency, perWebhook: config.dispatcherPerWebhook,
+  deliveryRetentionMs: config.deliveryLogRetentionDays * 86_400_000,
   checkpoints: false, // on the worker below
 })
 // WAL checkpoints on their own thread (dispatcher/checkpoint-worker.ts): a checkpoint under load

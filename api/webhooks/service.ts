@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { deliveryAttempts, webhooks, type WebhookRow } from '../../db/schema'
+import { webhooks, type WebhookRow } from '../../db/schema'
 import { checkTargetSyntax } from '../../dispatcher/ssrf'
 import { GITHUB_DISPATCH } from '../../dispatcher/providers'
 import { badRequest, notFound } from '../errors'
@@ -149,7 +149,8 @@ export function deleteWebhook(db: Db, teamId: string, id: string): void {
   db.transaction((tx) => {
     tx.run(sql`DELETE FROM outbox_events WHERE event_id IN (SELECT event_id FROM outbox WHERE webhook_id = ${id})
       AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = outbox_events.event_id AND o.webhook_id <> ${id})`)
+    // Before the cascade takes the outbox rows: the attempts are found through them (attempts_outbox).
+    tx.run(sql`DELETE FROM delivery_attempts WHERE outbox_seq IN (SELECT seq FROM outbox WHERE webhook_id = ${id})`)
     tx.delete(webhooks).where(eq(webhooks.id, id)).run()
-    tx.delete(deliveryAttempts).where(eq(deliveryAttempts.webhookId, id)).run()
   }, { behavior: 'immediate' })
 }

@@ -1,0 +1,154 @@
+/**
+ * Delivery log retention (DELIVERY_LOG_RETENTION_DAYS, dispatcher/prune.ts), driven through the
+ * dispatcher loop with a hand-moved clock, and seen through the api's delivery log.
+ */
+import { afterEach, beforeEach, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { startReceiver, type TestReceiver } from '../receiver'
+import { createDispatcher } from '../../dispatcher/loop'
+import { pruneDeliveries } from '../../dispatcher/prune'
+import { createLogger } from '../../api/log'
+
+let ctx: TestContext
+let rx1: TestReceiver
+let rx2: TestReceiver
+let hooks: { id: string }[]
+const RETENTION = 60_000
+
+function dispatcher(over: Partial<Parameters<typeof createDispatcher>[0]> = {}) {
+  return createDispatcher({
+    db: ctx.db, log: createLogger('silent', 'test'), metrics: ctx.metrics, pollMs: 50, allowPrivateTargets: true, timeoutMs: 2000,
+    random: () => 0.5, deliveryRetentionMs: RETENTION, ...over,
+  })
+}
+async function publish(id: string, slug: string) {
+  expect((await ctx.call('POST', `/content/${TEAM}`, { body: { id, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: slug, slug } } } })).status).toBe(200)
+  expect((await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })).body[0].status).toBe(0)
+}
+const log = async (hook: { id: string }) => (await ctx.call('GET', `/teams/${TEAM}/webhooks/${hook.id}/deliveries`, { token: TOKENS.webhooks })).body as any[]
+const count = (table: string) => (ctx.db.$client.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
+const storedEvents = () => (ctx.db.$client.query(`SELECT json_extract(payload, '$.documentId') AS doc FROM outbox_events ORDER BY doc`).all() as { doc: string }[]).map((r) => r.doc)
+
+beforeEach(async () => {
+  ctx = await createTestContext()
+  rx1 = startReceiver()
+  rx2 = startReceiver()
+  hooks = []
+  for (const rx of [rx1, rx2]) {
+    const res = await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'site', provider: 'custom', target: rx.url, events: ['content.published'] } })
+    expect(res.status).toBe(201)
+    hooks.push(res.body)
+  }
+})
+afterEach(() => {
+  rx1.stop()
+  rx2.stop()
+  ctx.close()
+})
+
+test('finished deliveries past the retention leave the log with their attempts and bytes; pending work and recent rows stay', async () => {
+  const now = Date.now() + 1000 // rows written from here on are due
+  const d = dispatcher({ now: () => now })
+  await publish('pages/old', 'old')
+  await d.runOnce(now) // delivered to both
+  rx2.answers = [{ status: 200 }, { status: 500 }, { status: 200 }] // by request: old, retry, retry again
+  await publish('pages/retry', 'retry')
+  await d.runOnce(now) // delivered to 1, pending (500) at 2
+  expect((await log(hooks[1]!)).map((e) => [e.status, e.attempts.length])).toEqual([['pending', 1], ['delivered', 1]])
+  const old = (await log(hooks[0]!)).find((e) => e.status === 'delivered')!
+
+  // A minute and more later: every finished row is past the retention; the pending one is work.
+  // The pass prunes first, then sends the retry, which is answered now and so is recent.
+  const later = now + RETENTION + 1000
+  const d2 = dispatcher({ now: () => later })
+  expect(await d2.runOnce(later)).toBe(1)
+  expect(await log(hooks[0]!)).toEqual([])
+  const left = await log(hooks[1]!)
+  expect(left.map((e) => [e.status, e.attempts.map((a: any) => a.statusCode)])).toEqual([['delivered', [500, 200]]])
+  expect(count('outbox')).toBe(1)
+  expect(count('delivery_attempts')).toBe(2)
+  expect(storedEvents()).toEqual(['pages/retry']) // still the bytes of a kept delivery
+  // A pruned delivery is gone for redelivery too.
+  const again = await ctx.call('POST', `/teams/${TEAM}/webhooks/${hooks[0]!.id}/deliveries/${old.eventId}/redeliver`, { token: TOKENS.webhooks })
+  expect(again.status).toBe(404)
+  expect(again.body).toEqual({ error: 'not_found', message: 'Delivery not found.' })
+})
+
+test('retention 0 keeps the log forever', async () => {
+  await publish('pages/kept', 'kept')
+  const now = Date.now() + 1000
+  await dispatcher({ deliveryRetentionMs: 0, now: () => now }).runOnce(now)
+  const years = now + 10 * 365 * 86_400_000
+  await dispatcher({ deliveryRetentionMs: 0, now: () => years }).runOnce(years)
+  expect((await log(hooks[0]!)).map((e) => e.status)).toEqual(['delivered'])
+  expect(count('delivery_attempts')).toBe(2)
+})
+
+test('caught up, the next look is 10 minutes later; a backlog is pruned 200 per pass, oldest first', async () => {
+  let clock = Date.now() + 1000
+  const d = dispatcher({ now: () => clock })
+  await publish('pages/a', 'a')
+  await d.runOnce(clock) // sends a; the first pass looked and found nothing to prune
+  clock += RETENTION + 1000 // a is past the retention, but the last look was a minute ago
+  await d.runOnce(clock)
+  expect(count('outbox')).toBe(2)
+  clock += 10 * 60_000
+  await d.runOnce(clock)
+  expect(count('outbox')).toBe(0)
+
+  // 300 finished rows, older than the cutoff (written straight into the file).
+  const c = ctx.db.$client
+  const t = clock - 2 * RETENTION
+  c.transaction(() => {
+    for (let i = 0; i < 300; i++) {
+      c.query('INSERT INTO outbox_events (event_id, payload) VALUES (?, ?)').run(`e${i}`, '{}')
+      c.query(`INSERT INTO outbox (event_id, webhook_id, team_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
+        VALUES (?, ?, ?, 'content.published', 'delivered', 1, ?, ?, ?)`).run(`e${i}`, hooks[0]!.id, TEAM, t, t + i, t + i)
+    }
+  })()
+  clock += 10 * 60_000
+  await d.runOnce(clock)
+  expect(count('outbox')).toBe(100)
+  expect((c.query('SELECT min(event_id) AS e FROM outbox').get() as { e: string }).e).toBe('e200') // e0..e199 went first (by seq)
+  await d.runOnce(clock + 1) // a full batch: the next pass goes on at once
+  expect(count('outbox')).toBe(0)
+  expect(count('outbox_events')).toBe(0)
+})
+
+test('with the write lock held by another process the prune waits for the next pass, without blocking', async () => {
+  await publish('pages/a', 'a')
+  const now = Date.now() + 1000
+  await dispatcher({ now: () => now }).runOnce(now)
+  const later = now + RETENTION + 1000
+  const d = dispatcher({ now: () => later })
+  const other = new Database(ctx.path)
+  other.exec('BEGIN IMMEDIATE')
+  const t = performance.now()
+  try {
+    await d.runOnce(later)
+  } finally {
+    other.exec('ROLLBACK')
+    other.close()
+  }
+  expect(performance.now() - t).toBeLessThan(1000) // waiting would take busy_timeout, 10 s
+  expect(count('outbox')).toBe(2)
+  await d.runOnce(later + 1)
+  expect(count('outbox')).toBe(0)
+})
+
+test('pruneDeliveries: emitted site changes past the cutoff go, held ones stay; a run stops at the first row written after the cutoff', async () => {
+  const c = ctx.db.$client
+  const cutoff = Date.now()
+  c.query(`INSERT INTO site_changes (team_id, status, occurred_at, emitted_at) VALUES (?, 'locales', ?, ?), (?, 'locales', ?, NULL)`)
+    .run(TEAM, cutoff - 5000, cutoff - 4000, TEAM, cutoff - 5000)
+  // Row 1 written after the cutoff; row 2, behind it, claims to be older (it cannot be: seq follows time).
+  for (const [i, at] of [[1, cutoff + 10], [2, cutoff - 10_000]] as const) {
+    c.query('INSERT INTO outbox_events (event_id, payload) VALUES (?, ?)').run(`s${i}`, '{}')
+    c.query(`INSERT INTO outbox (event_id, webhook_id, team_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
+      VALUES (?, ?, ?, 'content.published', 'failed', 3, ?, ?, ?)`).run(`s${i}`, hooks[0]!.id, TEAM, at, at, at)
+  }
+  expect(pruneDeliveries(ctx.db, cutoff, 100)).toEqual({ deliveries: 0, events: 0, siteChanges: 1 })
+  expect((c.query('SELECT emitted_at FROM site_changes').all() as { emitted_at: number | null }[])).toEqual([{ emitted_at: null }])
+  expect(count('outbox')).toBe(2)
+})
