@@ -3,7 +3,7 @@
  * like any delivery (an outbox row and an attempt with trigger `test`), so it shows in the log
  * and can be redelivered.
  */
-import { and, desc, eq, inArray } from 'drizzle-orm'
+import { and, desc, eq, inArray, lt } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { deliveryAttempts, outbox, outboxEvents } from '../../db/schema'
 import { getTeam } from '../teams/service'
@@ -66,10 +66,42 @@ export async function testWebhook(
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
-/** The delivery log of one webhook, newest first, each event with its attempts in order. */
-export function listDeliveries(db: Db, teamId: string, id: string, limit = 50) {
+/** Events a log page holds by default, and at most (a larger `limit` is capped, as versions' `pageSize`). */
+const LOG_PAGE = 50
+const LOG_PAGE_MAX = 100
+
+/** The `limit` query value: digits only, at least 1, capped at LOG_PAGE_MAX; unset or empty is the default. */
+export function parseLimit(text: string | undefined): number {
+  if (text === undefined || text === '') return LOG_PAGE
+  const n = /^\d+$/.test(text) ? Number(text) : NaN
+  if (!Number.isSafeInteger(n) || n < 1) throw badRequest('invalid_body', '`limit` must be a positive integer.')
+  return Math.min(n, LOG_PAGE_MAX)
+}
+
+export interface DeliveryPage {
+  /** Events per page (default 50). */
+  limit?: number
+  /** The eventId of the last event of the previous page. */
+  before?: string
+  status?: 'pending' | 'delivered' | 'failed'
+}
+
+/**
+ * One page of the delivery log of one webhook, newest first, each event with its attempts in
+ * order. Read through the outbox's (webhook_id, seq) index and the attempts' (outbox_seq) index,
+ * so a page costs the same however many deliveries the file holds.
+ */
+export function listDeliveries(db: Db, teamId: string, id: string, page: DeliveryPage = {}) {
   getWebhookRow(db, teamId, id)
-  const rows = db.select().from(outbox).where(eq(outbox.webhookId, id)).orderBy(desc(outbox.seq)).limit(limit).all()
+  let beforeSeq: number | undefined
+  if (page.before !== undefined) {
+    const from = db.select({ seq: outbox.seq }).from(outbox).where(and(eq(outbox.webhookId, id), eq(outbox.eventId, page.before))).get()
+    if (!from) throw notFound('`before` names no delivery of this webhook (never made, or removed by retention).')
+    beforeSeq = from.seq
+  }
+  const rows = db.select().from(outbox)
+    .where(and(eq(outbox.webhookId, id), beforeSeq === undefined ? undefined : lt(outbox.seq, beforeSeq), page.status && eq(outbox.status, page.status)))
+    .orderBy(desc(outbox.seq)).limit(page.limit ?? LOG_PAGE).all()
   const attempts = rows.length === 0 ? [] : db.select().from(deliveryAttempts)
     .where(inArray(deliveryAttempts.outboxSeq, rows.map((r) => r.seq))).orderBy(deliveryAttempts.id).all()
   return rows.map((r) => ({

@@ -3,7 +3,7 @@ import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
-import { listDeliveries, redeliver, testWebhook } from './deliveries'
+import { listDeliveries, parseLimit, redeliver, testWebhook } from './deliveries'
 import { registerDeliveryMetrics } from './metrics'
 import { DeliveryView, EventTypeSchema, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret } from './model'
 import { createWebhook, deleteWebhook, getWebhookRow, listWebhooks, toRecord, updateWebhook } from './service'
@@ -74,10 +74,32 @@ export function webhookRoutes(deps: AppDeps) {
     )
     .get(
       '/teams/:teamId/webhooks/:id/deliveries',
-      ({ params }) => {
-        return listDeliveries(db, params.teamId, params.id)
+      ({ params, query }) => {
+        return listDeliveries(db, params.teamId, params.id, { limit: parseLimit(query.limit), before: query.before || undefined, status: query.status })
       },
-      { requires: ['ManageWebhooks'], params: oneParams, response: { 200: t.Array(DeliveryView), ...errors }, detail: { summary: 'Delivery log, newest first (last 50 events)' } },
+      {
+        requires: ['ManageWebhooks'],
+        params: oneParams,
+        // `limit` stays text so that each refusal names it (as versions' paging does).
+        query: t.Object({
+          limit: t.Optional(t.String()),
+          before: t.Optional(t.String({ maxLength: 200 })),
+          status: t.Optional(t.Union([t.Literal('pending'), t.Literal('delivered'), t.Literal('failed')])),
+        }, { additionalProperties: true }),
+        response: { 200: t.Array(DeliveryView), ...errors },
+        detail: {
+          summary: 'Delivery log, newest first (50 events a page; `before` and `status` to page and filter)',
+          description: 'A `before` that names no delivery of this webhook (never made, or removed by retention) is `404 not_found`.',
+          // Listed whole: given parameters replace the generated ones, the path's among them.
+          parameters: [
+            { in: 'path', name: 'teamId', required: true, schema: { type: 'string', maxLength: 200 } },
+            { in: 'path', name: 'id', required: true, schema: { type: 'string', maxLength: 200 } },
+            { in: 'query', name: 'limit', description: 'Events per page, capped at 100', schema: { type: 'integer', minimum: 1, default: 50 } },
+            { in: 'query', name: 'before', description: 'The `eventId` of the last event of the previous page: the page goes on after it', schema: { type: 'string', maxLength: 200 } },
+            { in: 'query', name: 'status', description: 'Only events in this state', schema: { type: 'string', enum: ['pending', 'delivered', 'failed'] } },
+          ],
+        },
+      },
     )
     .post(
       '/teams/:teamId/webhooks/:id/deliveries/:eventId/redeliver',

@@ -369,3 +369,41 @@ test('a value outside a fixed set is refused naming the choices, not "Expected u
   const long = await ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: 'pages/home', name: 'x'.repeat(201) } })
   expect({ status: long.status, body: long.body }).toEqual({ status: 400, body: { error: 'invalid_name', message: 'Invalid request: /name Expected string length less or equal to 200' } })
 })
+
+test('the delivery log pages with limit and before, and filters by status; bad paging is a 400, an unknown before a 404', async () => {
+  const hook = (await create({ label: 'paged', provider: 'custom', target: rx.url, events: ['content.published'] })).body
+  const log = (query = '') => ctx.call('GET', `${base}/${hook.id}/deliveries${query}`, { token: TOKENS.webhooks })
+  // Five test sends: delivered, failed (a 500), delivered, failed, delivered (newest last).
+  rx.answers = [{ status: 200 }, { status: 500 }, { status: 200 }, { status: 500 }, { status: 200 }]
+  for (let i = 0; i < 5; i++) expect((await ctx.call('POST', `${base}/${hook.id}/test`, { token: TOKENS.webhooks })).status).toBe(200)
+  const all = (await log()).body as { eventId: string; status: string }[]
+  expect(all.map((e) => e.status)).toEqual(['delivered', 'failed', 'delivered', 'failed', 'delivered'])
+  const first = await log('?limit=2')
+  expect(first.body.map((e: any) => e.eventId)).toEqual(all.slice(0, 2).map((e) => e.eventId))
+  const second = await log(`?limit=2&before=${first.body[1].eventId}`)
+  expect(second.body.map((e: any) => e.eventId)).toEqual(all.slice(2, 4).map((e) => e.eventId))
+  const last = await log(`?limit=2&before=${second.body[1].eventId}`)
+  expect(last.body.map((e: any) => e.eventId)).toEqual([all[4]!.eventId])
+  expect((await log(`?before=${all[4]!.eventId}`)).body).toEqual([])
+  const failed = await log('?status=failed')
+  expect(failed.body.map((e: any) => e.eventId)).toEqual([all[1]!.eventId, all[3]!.eventId])
+  expect(failed.body.every((e: any) => e.attempts[0].statusCode === 500)).toBe(true)
+  expect((await log(`?status=failed&before=${all[1]!.eventId}`)).body.map((e: any) => e.eventId)).toEqual([all[3]!.eventId])
+
+  for (const bad of ['?limit=0', '?limit=-1', '?limit=abc', '?limit=2.5', '?limit=%201', '?limit=1e1']) {
+    const res = await log(bad)
+    expect({ bad, status: res.status, body: res.body }).toEqual({ bad, status: 400, body: { error: 'invalid_body', message: '`limit` must be a positive integer.' } })
+  }
+  const status = await log('?status=lost')
+  expect({ status: status.status, body: status.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: 'Invalid request: /status must be one of "pending", "delivered", "failed"' } })
+  expect((await log('?limit=1000')).body).toHaveLength(5) // capped at 100, as versions' pageSize
+  expect((await log('?limit=&before=')).body).toEqual(all) // empty is unset
+  // An eventId of another webhook, an unknown one, a hostile one: not a delivery of this webhook.
+  const other = (await create({ label: 'other', provider: 'custom', target: rx.url })).body
+  expect((await ctx.call('POST', `${base}/${other.id}/test`, { token: TOKENS.webhooks })).status).toBe(200)
+  const otherEvent = (await ctx.call('GET', `${base}/${other.id}/deliveries`, { token: TOKENS.webhooks })).body[0].eventId
+  for (const before of [otherEvent, 'no-such-event', encodeURIComponent('../../x'), encodeURIComponent('é')]) {
+    const res = await log(`?before=${before}`)
+    expect({ before, status: res.status, body: res.body }).toEqual({ before, status: 404, body: { error: 'not_found', message: expect.stringContaining('`before`') } })
+  }
+})
