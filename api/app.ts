@@ -40,7 +40,12 @@ const json = (status: number, body: unknown, type = 'application/json') =>
  */
 export function errorResponse(error: unknown, code: string | number, log: AppDeps['log']): Response {
   return match({ error, code })
-    .with({ error: P.instanceOf(AppError) }, ({ error }) => json(error.status, { error: error.code, message: error.message }))
+    .with({ error: P.instanceOf(AppError) }, ({ error }) => {
+      const res = json(error.status, { error: error.code, message: error.message })
+      // RFC 6750 3: a 401 names the scheme it wants (MCP clients read it before trying OAuth discovery).
+      if (error.status === 401) res.headers.set('www-authenticate', 'Bearer')
+      return res
+    })
     .with({ error: P.instanceOf(BatchError) }, ({ error }) => json(error.status, [error.item]))
     .with({ error: P.instanceOf(ProblemError) }, ({ error }) =>
       json(400, { title: error.title, status: 400, errors: error.errors }, 'application/problem+json'),
@@ -219,8 +224,9 @@ export function createApp(deps: AppDeps) {
     // Last before a write's handler (after authorisation and validation): wait for another
     // process's write lock here, on timers, so that a large seed holding it does not stop
     // every other request of the api (db/client.ts `writeLockFree`). Every other method writes.
-    .onBeforeHandle({ as: 'global' }, async ({ request }) => {
-      if (request.method !== 'GET' && request.method !== 'HEAD') await writeLockFree(deps.db)
+    // The MCP route is a POST for reads too: its tools that write wait themselves (api/assistant/tools.ts).
+    .onBeforeHandle({ as: 'global' }, async ({ request, route }) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD' && !route.startsWith('/mcp/')) await writeLockFree(deps.db)
     })
     .use(
       // The plugin's document as strict validators and client generators want it (api/openapi.ts);

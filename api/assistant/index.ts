@@ -9,10 +9,11 @@ import { Elysia, t } from 'elysia'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { authGuard } from '../auth'
+import { authGuard, authorize } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
-import { callTool, TOOLS, type ToolContext, type ToolName } from './tools'
+import { AppError } from '../errors'
+import { callTool, TOOLS, toolsFor, type ToolContext, type ToolName } from './tools'
 
 const isTool = (name: string): name is ToolName => Object.hasOwn(TOOLS, name)
 
@@ -22,42 +23,79 @@ function mcpServer(ctx: ToolContext): Server {
     { name: 'content-service', version: '0.1.0' },
     { capabilities: { tools: {} }, instructions: `Content of team ${ctx.caller.teamId}: read documents and publish them.` },
   )
+  // Only what this caller may call: an assistant should not offer a publish its user cannot make.
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: Object.entries(TOOLS).map(([name, def]) => ({
+    tools: toolsFor(ctx.caller).map((name) => ({
       name,
-      description: def.description,
+      description: TOOLS[name].description,
       // TypeBox schemas are JSON Schema already; JSON drops TypeBox's symbol keys.
-      inputSchema: JSON.parse(JSON.stringify(def.input)),
-      outputSchema: JSON.parse(JSON.stringify(def.output)),
-      annotations: { readOnlyHint: def.requires.length === 0, destructiveHint: false, openWorldHint: false },
+      inputSchema: JSON.parse(JSON.stringify(TOOLS[name].input)),
+      outputSchema: JSON.parse(JSON.stringify(TOOLS[name].output)),
+      annotations: { ...TOOLS[name].annotations, openWorldHint: false },
     })),
   }))
-  server.setRequestHandler(CallToolRequestSchema, ({ params }) => {
+  server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
     if (!isTool(params.name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 64)}. Tools: ${Object.keys(TOOLS).join(', ')}.`)
-    const outcome = callTool(ctx, params.name, params.arguments)
+    const outcome = await callTool(ctx, params.name, params.arguments)
     if ('ok' in outcome) return { content: [{ type: 'text', text: JSON.stringify(outcome.ok) }], structuredContent: outcome.ok }
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(outcome) }] }
   })
   return server
 }
 
-export function assistantRoutes({ db, metrics }: AppDeps) {
+/**
+ * One JSON-RPC message, no batch: MCP 2025-06-18 dropped batches, and a batch of 100 publishes
+ * of 100 ids each would step around the publish limit of 100 ids (README "Limits").
+ */
+const JsonRpcMessage = t.Object({
+  jsonrpc: t.Literal('2.0'),
+  method: t.String({ maxLength: 200 }),
+  id: t.Optional(t.Union([t.String({ maxLength: 200 }), t.Number()])),
+  params: t.Optional(t.Object({ arguments: t.Optional(t.Record(t.String(), t.Unknown())) }, { additionalProperties: true })),
+}, { additionalProperties: false, description: 'One JSON-RPC 2.0 request or notification of the Model Context Protocol (no batches)' })
+
+const JsonRpcAnswer = t.Object({
+  jsonrpc: t.Literal('2.0'),
+  id: t.Union([t.String(), t.Number(), t.Null()]),
+  result: t.Optional(t.Record(t.String(), t.Unknown())),
+  error: t.Optional(t.Object({ code: t.Integer(), message: t.String(), data: t.Optional(t.Unknown()) })),
+}, { description: 'The JSON-RPC answer: `result`, or `error` (a protocol error; a tool that refuses answers a `result` with `isError: true`)' })
+
+export function assistantRoutes({ db, metrics, log }: AppDeps) {
   return new Elysia({ name: 'assistant', detail: { tags: ['assistant'] } }).use(authGuard(db)).post(
     '/mcp/:activeTeam',
     async ({ body, request, caller }) => {
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-      await mcpServer({ db, metrics, caller }).connect(transport)
+      const path = new URL(request.url).pathname
+      await mcpServer({ db, metrics, log: log.child({ method: 'POST', path }), caller }).connect(transport)
+      // Answers are always JSON here (no stream), so any Accept is served: a client generated from
+      // the OpenAPI document sends `application/json` only, where the SDK would insist on both types.
+      const headers = new Headers(request.headers)
+      headers.set('accept', 'application/json, text/event-stream')
       // The app has read and checked the body already (api/body.ts): the transport takes it parsed.
-      return transport.handleRequest(request, { parsedBody: body })
+      return transport.handleRequest(new Request(request.url, { method: 'POST', headers }), { parsedBody: body })
     },
     {
       requires: ['EditContent'],
+      // Before the schema's generic "Expected object", after the caller's check (this hook runs
+      // ahead of `requires`, so it authorises first itself: an outsider gets 403 for any body).
+      transform({ body, request, params }) {
+        if (!Array.isArray(body)) return
+        authorize(db, request, (params as { activeTeam: string }).activeTeam, ['EditContent'])
+        throw new AppError(400, 'invalid_body', 'Send one JSON-RPC message per request: batches are not taken (MCP 2025-06-18 dropped them).')
+      },
       params: t.Object({ activeTeam: t.String({ maxLength: 200 }) }),
-      body: t.Unknown({ description: 'A JSON-RPC 2.0 message or batch of the Model Context Protocol' }),
-      response: { 200: t.Unknown({ description: 'The JSON-RPC answer' }), 202: t.Unknown({ description: 'A notification, accepted' }), 401: ErrorBody, 403: ErrorBody },
+      body: JsonRpcMessage,
+      response: {
+        200: JsonRpcAnswer,
+        202: t.Void({ description: 'A notification, accepted (no body)' }),
+        400: t.Union([ErrorBody, JsonRpcAnswer], { description: '`{error, message}` for malformed JSON or a body that is not one JSON-RPC message; a JSON-RPC error for a protocol version or message the server does not take' }),
+        401: ErrorBody,
+        403: ErrorBody,
+      },
       detail: {
-        summary: 'MCP server for AI assistants (Streamable HTTP, stateless): tools publish_content and get_content',
-        description: 'Send `Accept: application/json, text/event-stream` as MCP clients do. `publish_content` needs `ChangeLiveContent` too; without it the tool answers `isError` with `forbidden`.',
+        summary: 'MCP server for AI assistants (Streamable HTTP, stateless, JSON answers): tools publish_content and get_content',
+        description: '`publish_content` needs `ChangeLiveContent` too: `tools/list` shows only the tools the caller may call, and a call without it answers `isError` with `forbidden`.',
       },
     },
   )

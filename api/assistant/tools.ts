@@ -7,9 +7,10 @@
  */
 import { t, type Static, type TSchema } from 'elysia'
 import { Value } from '@sinclair/typebox/value'
-import type { Db } from '../../db/client'
+import { isLocked, writeLockFree, type Db } from '../../db/client'
 import type { Capability, Caller } from '../auth'
 import { AppError } from '../errors'
+import type { Logger } from '../log'
 import type { Metrics } from '../metrics'
 import { ActivityView, BatchList, DocumentView, PublishInput } from '../content/model'
 import { present, readDocument } from '../content/service'
@@ -18,6 +19,7 @@ import { publishBatch } from '../publish/service'
 export interface ToolContext {
   db: Db
   metrics: Metrics
+  log: Logger
   caller: Caller
 }
 
@@ -28,6 +30,10 @@ interface Tool<In extends TSchema> {
   description: string
   /** Capabilities beyond `EditContent` (which the whole MCP route requires). */
   requires: Capability[]
+  /** A tool that writes waits for another process's write lock first, on timers (db/client.ts `writeLockFree`). */
+  writes: boolean
+  /** MCP annotations: how a client should treat a call (ask first, retry freely). */
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean }
   input: In
   output: TSchema
   run(ctx: ToolContext, args: Static<In>): Record<string, unknown>
@@ -35,8 +41,9 @@ interface Tool<In extends TSchema> {
 
 const tool = <In extends TSchema>(def: Tool<In>) => def
 
+// No length limit of its own: an id no document can have is unknown, as on `GET /content`.
 const GetInput = t.Object(
-  { id: t.String({ minLength: 1, maxLength: 512, description: 'Document id: a canonical id (`pages/about`) or a sibling id (`pages/about/draft`)' }) },
+  { id: t.String({ minLength: 1, description: 'Document id: a canonical id (`pages/about`) or a sibling id (`pages/about/draft`)' }) },
   { additionalProperties: false },
 )
 
@@ -47,17 +54,22 @@ export const TOOLS = {
       'Publish documents of this team: each draft (or the canonical when there is no draft) goes live with the publish stamp and becomes a new Published Version. ' +
       'With `locales`, only those languages of the draft go live. Answers one result per id (`status` 0 done, 1 refused with a `reason`), in the order of `ids`.',
     requires: ['ChangeLiveContent'],
+    writes: true,
+    // It replaces what the site serves; publishing again makes another version.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
     input: PublishInput,
     output: t.Object({ results: BatchList }),
     run: ({ db, metrics, caller }, args) => ({
       results: publishBatch(db, metrics, args.ids, {
         teamId: caller.teamId, locales: args.locales, stampUserId: caller.userId, actorUserId: caller.userId, source: 'assistant',
-      }),
+      }, { busyAsRefusal: true }),
     }),
   }),
   get_content: tool({
     description: 'Read one document of this team as it is stored now: the live canonical, or its draft, scheduled or snapshot sibling.',
     requires: [],
+    writes: false,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     input: GetInput,
     output: t.Object({ document: t.Union([DocumentView, ActivityView]) }),
     run: ({ db, caller }, args) => ({ document: present(readDocument(db, caller.teamId, args.id)) }),
@@ -66,21 +78,33 @@ export const TOOLS = {
 
 export type ToolName = keyof typeof TOOLS
 
+/** The tools `caller` may call (tools/list shows only those). */
+export const toolsFor = (caller: Caller): ToolName[] =>
+  (Object.keys(TOOLS) as ToolName[]).filter((name) => TOOLS[name].requires.every((c) => caller.capabilities.has(c)))
+
 /**
  * Runs tool `name` with `args` for the caller. Wrong arguments and refusals (a missing
- * capability, an unknown document) are answers with the api's error codes, for the assistant
- * to read and correct, not protocol errors. An unknown tool name is the caller's to check first.
+ * capability, an unknown document, a lock held too long) are answers with the api's error codes,
+ * for the assistant to read and correct, not protocol errors. An unknown tool name is the
+ * caller's to check first.
  */
-export function callTool(ctx: ToolContext, name: ToolName, args: unknown): ToolOutcome {
+export async function callTool(ctx: ToolContext, name: ToolName, args: unknown): Promise<ToolOutcome> {
   const def = TOOLS[name] as Tool<TSchema>
   const missing = def.requires.filter((c) => !ctx.caller.capabilities.has(c))
   if (missing.length > 0) return { error: 'forbidden', message: `Missing capability: ${missing.join(', ')}.` }
   const wrong = Value.Errors(def.input, args ?? {}).First()
   if (wrong) return { error: 'invalid_body', message: `${wrong.path ? `Argument \`${wrong.path.slice(1)}\`` : 'The arguments'}: ${wrong.message}.` }
   try {
+    if (def.writes) await writeLockFree(ctx.db)
     return { ok: def.run(ctx, args ?? {}) }
   } catch (e) {
     if (e instanceof AppError) return { error: e.code, message: e.message }
-    throw e
+    // As the routes answer them (api/app.ts `errorResponse`), logged the same way.
+    if (isLocked(e)) {
+      ctx.log.warn({ tool: name }, 'the database stayed locked by another writer past the busy timeout')
+      return { error: 'busy', message: 'The database stayed locked by another write (e.g. a large seed). Try again shortly.' }
+    }
+    ctx.log.error({ err: e, tool: name }, 'assistant tool failed')
+    return { error: 'internal', message: 'Internal error.' }
   }
 }

@@ -7,7 +7,7 @@
  * together, no second publish can land between them, so the spec's `superseded` outcome
  * cannot happen here (the metric still exports it, at zero).
  */
-import type { Db, Tx } from '../../db/client'
+import { isLocked, type Db, type Tx } from '../../db/client'
 import { deleteDoc, loadDoc, putRevision, saveDoc } from '../../db/store'
 import { asDocument, dirtyLocales, fieldsChanged, roundTripTimestamp, stripStamp } from '../content/document'
 import { batchItemId, draftId, isStorableId, parseId, scheduledId } from '../content/ids'
@@ -51,10 +51,27 @@ export function publishOne(db: Db, metrics: Metrics | null, input: PublishInput)
   }
 }
 
-/** Publishes `ids` (see `parentsFirst` for the order); the answers keep the order of `ids`. */
-export function publishBatch(db: Db, metrics: Metrics | null, ids: readonly string[], input: Omit<PublishInput, 'id'>): BatchItem[] {
+/** What an item not published because another process held the write lock is answered (`busyAsRefusal`). */
+export const BUSY_REASON = 'busy: the database stayed locked by another write (e.g. a large seed); not published, try again shortly'
+
+/**
+ * Publishes `ids` (see `parentsFirst` for the order); the answers keep the order of `ids`.
+ * Another process holding the write lock past busy_timeout throws (the api answers 503, the
+ * items before it done), unless `busyAsRefusal`: then that item and the rest are refusals with
+ * BUSY_REASON, so the answer still says exactly which documents went live.
+ */
+export function publishBatch(db: Db, metrics: Metrics | null, ids: readonly string[], input: Omit<PublishInput, 'id'>, opts: { busyAsRefusal?: boolean } = {}): BatchItem[] {
   const answers: BatchItem[] = []
-  for (const i of parentsFirst(ids, (id) => parentOf(db, input.teamId, id, input.source))) answers[i] = publishOne(db, metrics, { ...input, id: ids[i]! })
+  let busy = false
+  for (const i of parentsFirst(ids, (id) => parentOf(db, input.teamId, id, input.source))) {
+    try {
+      answers[i] = busy ? { id: batchItemId(ids[i]!), status: 1, reason: BUSY_REASON } : publishOne(db, metrics, { ...input, id: ids[i]! })
+    } catch (e) {
+      if (!opts.busyAsRefusal || !isLocked(e)) throw e
+      busy = true
+      answers[i] = { id: batchItemId(ids[i]!), status: 1, reason: BUSY_REASON }
+    }
+  }
   return answers
 }
 

@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { Database } from 'bun:sqlite'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { BUSY_REASON, publishBatch } from '../../api/publish/service'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })
@@ -43,9 +45,14 @@ describe('MCP server for assistants', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(['get_content', 'publish_content'])
     const publish = tools.find((t) => t.name === 'publish_content')!
     expect(publish.inputSchema).toMatchObject({ type: 'object', required: ['ids'], properties: { ids: { type: 'array', items: { type: 'string' } }, locales: { type: 'array' } } })
-    expect(publish.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false })
-    expect(tools.find((t) => t.name === 'get_content')!.annotations?.readOnlyHint).toBe(true)
+    // Publishing replaces what the site serves: clients should ask before they call it.
+    expect(publish.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false })
+    expect(tools.find((t) => t.name === 'get_content')!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
     await client.close()
+    // A member who may not publish is offered only what they may call.
+    const translator = await connect(TOKENS.translator)
+    expect((await translator.listTools()).tools.map((t) => t.name)).toEqual(['get_content'])
+    await translator.close()
   })
 
   test('publish_content is a publish: stamped by the acting user, one new version, the api metric, content.published with the user', async () => {
@@ -92,7 +99,8 @@ describe('MCP server for assistants', () => {
     // As GET /content answers: an id that cannot exist is an unknown document.
     expect(refusal(await client.callTool({ name: 'get_content', arguments: { id: '../../etc/passwd' } }))).toEqual({ error: 'not_found', message: 'Document not found.' })
     expect((await ctx.call('GET', `/content/${TEAM}?id=../../etc/passwd`)).status).toBe(404)
-    expect(refusal(await client.callTool({ name: 'get_content', arguments: { id: 'x'.repeat(10_000) } }))).toMatchObject({ error: 'invalid_body', message: expect.stringContaining('`id`') })
+    expect(refusal(await client.callTool({ name: 'get_content', arguments: { id: 'x'.repeat(10_000) } }))).toEqual({ error: 'not_found', message: 'Document not found.' })
+    expect(refusal(await client.callTool({ name: 'get_content', arguments: { id: 5 } }))).toMatchObject({ error: 'invalid_body', message: expect.stringContaining('`id`') })
     await client.close()
   })
 
@@ -123,6 +131,7 @@ describe('MCP server for assistants', () => {
     const anonymous = await ctx.call('POST', `/mcp/${TEAM}`, { token: null, body: init, headers })
     expect(anonymous.status).toBe(401)
     expect(anonymous.body).toEqual({ error: 'unauthorized', message: expect.any(String) })
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer')
     const outsider = await ctx.call('POST', `/mcp/${TEAM}`, { token: TOKENS.outsider, body: init, headers })
     expect(outsider.status).toBe(403)
     expect(outsider.body).toEqual({ error: 'forbidden', message: 'You are not a member of this team.' })
@@ -140,5 +149,80 @@ describe('MCP server for assistants', () => {
     const get = await ctx.call('GET', `/mcp/${TEAM}`, { headers: { accept: 'text/event-stream' } })
     expect(get.status).toBe(405)
     expect(get.body).toMatchObject({ error: 'method_not_allowed' })
+  })
+})
+
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }
+const call = (name: string, args: unknown, id = 7) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
+
+describe('MCP requests the route refuses or serves plainly', () => {
+  test('a JSON-RPC batch is refused before anything runs: it would step around the 100-id publish limit', async () => {
+    await draft('pages/batched', 'Batched', 'batched')
+    const batch = [call('publish_content', { ids: ['pages/batched'] }, 1), call('publish_content', { ids: ['pages/batched'] }, 2)]
+    for (const body of [batch, []]) {
+      const res = await ctx.call('POST', `/mcp/${TEAM}`, { body, headers: { accept: 'application/json, text/event-stream' } })
+      expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: expect.stringContaining('batches are not taken') } })
+    }
+    // Authorisation still comes first: an outsider learns nothing about the body rules.
+    expect((await ctx.call('POST', `/mcp/${TEAM}`, { token: TOKENS.outsider, body: batch })).status).toBe(403)
+    expect((await ctx.call('GET', `/content/${TEAM}?id=pages/batched`)).status).toBe(404)
+    expect(await versions('pages/batched')).toEqual([])
+  })
+
+  test('arguments that are not an object, and a message that is not JSON-RPC, are 400 invalid_body naming the field', async () => {
+    for (const [body, at] of [[call('get_content', null), '/params/arguments'], [call('get_content', ['pages/home']), '/params/arguments'], [{ hello: 1 }, '/jsonrpc'], [null, '']] as const) {
+      const res = await ctx.call('POST', `/mcp/${TEAM}`, { body: JSON.stringify(body), headers: { accept: 'application/json, text/event-stream' } })
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_body' })
+      expect(res.body.message).toContain(at)
+    }
+  })
+
+  test('any Accept is answered JSON: a generated client sending application/json only gets the answer, not 406', async () => {
+    for (const accept of ['application/json', '*/*', null]) {
+      const res = await ctx.call('POST', `/mcp/${TEAM}`, { body: INIT, headers: accept ? { accept } : {} })
+      expect({ accept, status: res.status, type: res.headers.get('content-type') }).toEqual({ accept, status: 200, type: expect.stringContaining('application/json') })
+      expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'content-service' } } })
+    }
+  })
+
+  test("another process's write lock: reads answer at once; a publish waits, then answers busy and publishes nothing", async () => {
+    await draft('pages/locked', 'Locked', 'locked')
+    const client = await connect(TOKENS.editor)
+    const other = new Database(ctx.path)
+    other.exec('BEGIN IMMEDIATE')
+    ctx.db.$client.exec('PRAGMA busy_timeout = 300')
+    try {
+      const t = performance.now()
+      expect((await client.listTools()).tools).toHaveLength(2)
+      expect((await client.callTool({ name: 'get_content', arguments: { id: 'pages/home' } })).isError).toBeFalsy()
+      expect(performance.now() - t).toBeLessThan(250) // no wait for the lock
+      const busy = refusal(await client.callTool({ name: 'publish_content', arguments: { ids: ['pages/locked'] } }))
+      expect(busy).toEqual({ error: 'busy', message: 'The database stayed locked by another write (e.g. a large seed). Try again shortly.' })
+    } finally {
+      other.exec('ROLLBACK')
+      other.close()
+      ctx.db.$client.exec('PRAGMA busy_timeout = 10000')
+    }
+    expect((await ctx.call('GET', `/content/${TEAM}?id=pages/locked`)).status).toBe(404)
+    const done = await client.callTool({ name: 'publish_content', arguments: { ids: ['pages/locked'] } })
+    expect((done.structuredContent as any).results[0].status).toBe(0)
+    await client.close()
+  })
+
+  test('busyAsRefusal: a lock held past the timeout inside a batch refuses that item and the rest, naming them, instead of throwing', () => {
+    const other = new Database(ctx.path)
+    other.exec('BEGIN IMMEDIATE')
+    ctx.db.$client.exec('PRAGMA busy_timeout = 100')
+    try {
+      const input = { teamId: TEAM, stampUserId: 'u-editor', actorUserId: 'u-editor', source: 'assistant' as const }
+      expect(publishBatch(ctx.db, ctx.metrics, ['pages/home', 'pages/x'], input, { busyAsRefusal: true })).toEqual([
+        { id: 'pages/home', status: 1, reason: BUSY_REASON }, { id: 'pages/x', status: 1, reason: BUSY_REASON },
+      ])
+      expect(() => publishBatch(ctx.db, ctx.metrics, ['pages/home'], input)).toThrow(/locked/)
+    } finally {
+      other.exec('ROLLBACK')
+      other.close()
+      ctx.db.$client.exec('PRAGMA busy_timeout = 10000')
+    }
   })
 })
