@@ -35,7 +35,7 @@
  *   to by `$ref` everywhere it occurs, so generated clients get a type of that name.
  */
 import {
-  ActivityEntry, ActivityView, BatchItem, Document, DocumentInput, DocumentView, ErrorBody, FailureList, JsonPatch, JsonPatchOperation, Metadata,
+  ActivityEntry, ActivityView, BatchItem, Document, DocumentInput, DocumentList, DocumentSummary, DocumentView, ErrorBody, FailureList, JsonPatch, JsonPatchOperation, Metadata,
 } from './content/model'
 import { ProblemBody } from './restore/model'
 import { SnapshotRecord } from './snapshots/model'
@@ -167,7 +167,7 @@ function numericOf(branches: Json[]): Json | null {
 const NAMED: Record<string, Json> = Object.fromEntries([
   DocumentInput, Document, Metadata, JsonPatch, JsonPatchOperation, DocumentView, ActivityEntry, ActivityView, BatchItem, FailureList.items, ErrorBody,
   VersionRow, VersionPage, SnapshotRecord, WebhookCreate, WebhookRecord, WebhookWithSecret, TestResult, AttemptView, DeliveryView, ProblemBody,
-  EventPayload,
+  EventPayload, DocumentSummary, DocumentList,
 ].map((schema) => [schema.title as string, schema]))
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })

@@ -21,7 +21,7 @@ const isTool = (name: string): name is ToolName => Object.hasOwn(TOOLS, name)
 function mcpServer(ctx: ToolContext): Server {
   const server = new Server(
     { name: 'content-service', version: '0.1.0' },
-    { capabilities: { tools: {} }, instructions: `Content of team ${ctx.caller.teamId}: read documents and publish them.` },
+    { capabilities: { tools: {} }, instructions: `Content of team ${ctx.caller.teamId}: list and read documents, and publish them.` },
   )
   // Only what this caller may call: an assistant should not offer a publish its user cannot make.
   server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -94,7 +94,7 @@ export function assistantRoutes({ db, metrics, log }: AppDeps) {
         403: ErrorBody,
       },
       detail: {
-        summary: 'MCP server for AI assistants (Streamable HTTP, stateless, JSON answers): tools publish_content and get_content',
+        summary: 'MCP server for AI assistants (Streamable HTTP, stateless, JSON answers): tools publish_content, list_content and get_content',
         description: '`publish_content` needs `ChangeLiveContent` too: `tools/list` shows only the tools the caller may call, and a call without it answers `isError` with `forbidden`.',
       },
     },

@@ -6,7 +6,8 @@ import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { runLifecycle, schedulePublish, LIFECYCLE_OPS } from './lifecycle'
-import { ActivityView, BatchIds, BatchList, DocumentInput, DocumentView, ErrorBody, IfMatch } from './model'
+import { ActivityView, BatchIds, BatchList, DocumentInput, DocumentList, DocumentView, ErrorBody, IfMatch } from './model'
+import { listDocuments, parseListPageSize } from './list'
 import { patchDocument, present, readDocument, writeDocument } from './service'
 
 const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
@@ -86,6 +87,28 @@ export function contentRoutes({ db }: AppDeps) {
           ...errors,
         },
         detail: { summary: 'Schedule a publish of the draft; the dispatcher publishes it when due' },
+      },
+    )
+    .get(
+      '/content/list/:activeTeam',
+      ({ params, query }) =>
+        listDocuments(db, params.activeTeam, { collection: query.collection || undefined, after: query.after || undefined, pageSize: parseListPageSize(query.pageSize) }),
+      {
+        requires: ['EditContent'],
+        params: team,
+        // `pageSize` stays text so that a bad one is `400 bad_paging` naming it, as on the version list.
+        query: t.Object({ collection: t.Optional(t.String({ maxLength: 200 })), after: t.Optional(t.String({ maxLength: 1024 })), pageSize: t.Optional(t.String()) }, { additionalProperties: true }),
+        response: { 200: DocumentList, ...errors },
+        detail: {
+          summary: "List the team's documents: one row per canonical id, in id order, with its published, archived and draft state",
+          // Listed whole: given parameters replace the generated ones, the path's among them.
+          parameters: [
+            { in: 'path', name: 'activeTeam', required: true, schema: { type: 'string', maxLength: 200 } },
+            { in: 'query', name: 'collection', description: 'Only documents of this collection (`pages`)', schema: { type: 'string', maxLength: 200 } },
+            { in: 'query', name: 'after', description: 'The `nextAfter` of the previous page: the page goes on after this canonical id', schema: { type: 'string', maxLength: 1024 } },
+            { in: 'query', name: 'pageSize', description: 'Rows per page, capped at 100', schema: { type: 'integer', minimum: 1, default: 25 } },
+          ],
+        },
       },
     )
   for (const op of LIFECYCLE_OPS) {

@@ -132,3 +132,23 @@ export const PublishInput = t.Object(
   },
   { additionalProperties: false },
 )
+
+/** A row of `GET /content/list` (api/content/list.ts). */
+export const DocumentSummary = t.Object({
+  id: t.String({ description: 'Canonical id' }),
+  contentType: t.String(),
+  collection: t.String(),
+  published: t.Boolean({ description: 'Live on the site' }),
+  archived: t.Boolean(),
+  draft: t.Boolean({ description: 'A draft exists (`<id>/draft`); a document that was never saved as a canonical has only a draft' }),
+  dirtyLocales: t.Array(t.String(), { description: "The draft's locales that differ from what is live (empty without a draft)" }),
+  updatedAt: t.String({ description: 'The last write of the canonical or the draft' }),
+}, { additionalProperties: false, title: 'DocumentSummary' })
+export type DocumentSummary = Static<typeof DocumentSummary>
+
+export const DocumentList = t.Object({
+  rows: t.Array(DocumentSummary),
+  hasMore: t.Boolean(),
+  nextAfter: t.Union([t.String(), t.Null()], { description: 'Pass as `after` for the next page; null on the last' }),
+}, { additionalProperties: false, title: 'DocumentList' })
+export type DocumentList = Static<typeof DocumentList>

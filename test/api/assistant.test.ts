@@ -42,7 +42,7 @@ describe('MCP server for assistants', () => {
     expect(client.getServerVersion()).toEqual({ name: 'content-service', version: '0.1.0' })
     expect(client.getServerCapabilities()?.tools).toBeDefined()
     const { tools } = await client.listTools()
-    expect(tools.map((t) => t.name).sort()).toEqual(['get_content', 'publish_content'])
+    expect(tools.map((t) => t.name).sort()).toEqual(['get_content', 'list_content', 'publish_content'])
     const publish = tools.find((t) => t.name === 'publish_content')!
     expect(publish.inputSchema).toMatchObject({ type: 'object', required: ['ids'], properties: { ids: { type: 'array', items: { type: 'string' } }, locales: { type: 'array' } } })
     // Publishing replaces what the site serves: clients should ask before they call it.
@@ -51,7 +51,7 @@ describe('MCP server for assistants', () => {
     await client.close()
     // A member who may not publish is offered only what they may call.
     const translator = await connect(TOKENS.translator)
-    expect((await translator.listTools()).tools.map((t) => t.name)).toEqual(['get_content'])
+    expect((await translator.listTools()).tools.map((t) => t.name).sort()).toEqual(['get_content', 'list_content'])
     await translator.close()
   })
 
@@ -101,6 +101,19 @@ describe('MCP server for assistants', () => {
     expect((await ctx.call('GET', `/content/${TEAM}?id=../../etc/passwd`)).status).toBe(404)
     expect(refusal(await client.callTool({ name: 'get_content', arguments: { id: 'x'.repeat(10_000) } }))).toEqual({ error: 'not_found', message: 'Document not found.' })
     expect(refusal(await client.callTool({ name: 'get_content', arguments: { id: 5 } }))).toMatchObject({ error: 'invalid_body', message: expect.stringContaining('`id`') })
+    await client.close()
+  })
+
+  test('list_content pages the team as GET /content/list does; wrong arguments are refusals', async () => {
+    const client = await connect(TOKENS.translator)
+    const rest = (await ctx.call('GET', `/content/list/${TEAM}?pageSize=2`)).body
+    const first = await client.callTool({ name: 'list_content', arguments: { pageSize: 2 } })
+    expect(first.structuredContent).toEqual(rest)
+    const next = await client.callTool({ name: 'list_content', arguments: { pageSize: 2, after: rest.nextAfter } })
+    expect(next.structuredContent).toEqual((await ctx.call('GET', `/content/list/${TEAM}?pageSize=2&after=${encodeURIComponent(rest.nextAfter)}`)).body)
+    expect((await client.callTool({ name: 'list_content', arguments: { collection: 'products' } })).structuredContent).toEqual({ rows: [], hasMore: false, nextAfter: null })
+    expect(refusal(await client.callTool({ name: 'list_content', arguments: { pageSize: 0 } }))).toMatchObject({ error: 'invalid_body', message: expect.stringContaining('`pageSize`') })
+    expect(refusal(await client.callTool({ name: 'list_content', arguments: { limit: 5 } }))).toMatchObject({ error: 'invalid_body' })
     await client.close()
   })
 
@@ -193,7 +206,8 @@ describe('MCP requests the route refuses or serves plainly', () => {
     ctx.db.$client.exec('PRAGMA busy_timeout = 300')
     try {
       const t = performance.now()
-      expect((await client.listTools()).tools).toHaveLength(2)
+      expect((await client.listTools()).tools).toHaveLength(3)
+      expect((await client.callTool({ name: 'list_content', arguments: {} })).isError).toBeFalsy()
       expect((await client.callTool({ name: 'get_content', arguments: { id: 'pages/home' } })).isError).toBeFalsy()
       expect(performance.now() - t).toBeLessThan(250) // no wait for the lock
       const busy = refusal(await client.callTool({ name: 'publish_content', arguments: { ids: ['pages/locked'] } }))

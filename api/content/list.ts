@@ -1,0 +1,74 @@
+/**
+ * The team's documents, one row per canonical id (README "Listing documents"): what an editor's
+ * list view or an assistant needs to find a document and see whether it has unpublished work.
+ * Keyset paging on the canonical id through the `documents_canonical` index, so a deep page
+ * costs what a first one does.
+ */
+import type { Db } from '../../db/client'
+import { badRequest } from '../errors'
+import type { DocumentList, DocumentSummary } from './model'
+
+const DEFAULT_PAGE = 25
+const MAX_PAGE = 100
+
+/** `pageSize` as text: digits only, at least 1, capped at 100; unset or empty is 25. */
+export function parseListPageSize(text: string | undefined): number {
+  if (text === undefined || text === '') return DEFAULT_PAGE
+  const n = /^\d+$/.test(text) ? Number(text) : NaN
+  if (!Number.isSafeInteger(n) || n < 1) throw badRequest('bad_paging', '`pageSize` must be a positive integer.')
+  return Math.min(n, MAX_PAGE)
+}
+
+interface Row {
+  canonical_id: string
+  kind: 'canonical' | 'draft'
+  collection: string
+  content_type: string
+  published: number
+  archived: number
+  dirty: string | null
+  updated_at: string
+}
+
+/**
+ * One page of the team's documents in canonical id order, after `after` (exclusive), optionally
+ * of one collection. Soft-deleted documents are left out, as reads leave them out.
+ */
+export function listDocuments(db: Db, teamId: string, opts: { collection?: string; after?: string; pageSize: number }): DocumentList {
+  const c = db.$client
+  const byCollection = opts.collection === undefined ? '' : 'AND collection = $collection'
+  const ids = (c.query(
+    `SELECT DISTINCT canonical_id FROM documents INDEXED BY documents_canonical
+     WHERE team_id = $team AND canonical_id > $after AND kind IN ('canonical', 'draft') AND deleted_at IS NULL ${byCollection}
+     ORDER BY canonical_id LIMIT $limit`,
+  ).values({ team: teamId, after: opts.after ?? '', limit: opts.pageSize + 1, ...(opts.collection === undefined ? {} : { collection: opts.collection }) }) as [string][]).map(([id]) => id)
+  const hasMore = ids.length > opts.pageSize
+  const page = ids.slice(0, opts.pageSize)
+  const rows = c.query(
+    `SELECT canonical_id, kind, collection, json_extract(body, '$.contentType') AS content_type, published, archived,
+       json_extract(body, '$.__dirtyLocales') AS dirty, updated_at
+     FROM documents WHERE team_id = ? AND canonical_id IN (SELECT value FROM json_each(?)) AND kind IN ('canonical', 'draft') AND deleted_at IS NULL`,
+  ).all(teamId, JSON.stringify(page)) as Row[]
+  const byId = new Map<string, { canonical?: Row; draft?: Row }>()
+  for (const row of rows) {
+    const entry = byId.get(row.canonical_id) ?? {}
+    entry[row.kind] = row
+    byId.set(row.canonical_id, entry)
+  }
+  const summaries = page.flatMap((id): DocumentSummary[] => {
+    const { canonical, draft } = byId.get(id) ?? {}
+    const shown = draft ?? canonical
+    if (!shown) return []
+    return [{
+      id,
+      contentType: shown.content_type,
+      collection: shown.collection,
+      published: Boolean(canonical?.published),
+      archived: Boolean(canonical?.archived),
+      draft: draft !== undefined,
+      dirtyLocales: draft?.dirty ? (JSON.parse(draft.dirty) as string[]) : [],
+      updatedAt: [canonical?.updated_at, draft?.updated_at].filter((x): x is string => x !== undefined).sort().at(-1)!,
+    }]
+  })
+  return { rows: summaries, hasMore, nextAfter: hasMore ? page.at(-1)! : null }
+}
