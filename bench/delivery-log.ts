@@ -2,7 +2,8 @@
  * Delivery log latency (`GET /teams/{teamId}/webhooks/{id}/deliveries`, the newest 50 with their
  * attempts) through the real app, for a quiet webhook (20 deliveries) and a busy one, first with
  * nothing else in the log (baseline), then with `rows` more deliveries of the busy webhook, each
- * with one attempt. The ratio says whether a log read grows with everyone's history.
+ * with one attempt, all delivered. The ratio says whether a log read grows with everyone's history.
+ * `failed` is the busy webhook's `?status=failed` page (no failure among its deliveries).
  *
  *   bun bench/delivery-log.ts [rows=200000] [requests=300]
  */
@@ -51,8 +52,8 @@ function fill(d: Db, webhookId: string, count: number) {
   })()
 }
 
-async function measure(webhookId: string) {
-  const url = `http://localhost/teams/t/webhooks/${webhookId}/deliveries`
+async function measure(webhookId: string, query = '') {
+  const url = `http://localhost/teams/t/webhooks/${webhookId}/deliveries${query}`
   for (let i = 0; i < 20; i++) await (await app.handle(new Request(url, { headers }))).text() // warm up
   const samples: number[] = []
   for (let i = 0; i < REQUESTS; i++) {
@@ -66,12 +67,12 @@ async function measure(webhookId: string) {
 
 fill(db, quiet, 20)
 fill(db, busy, 60)
-const base = { quiet: await measure(quiet), busy: await measure(busy) }
+const base = { quiet: await measure(quiet), busy: await measure(busy), failed: await measure(busy, '?status=failed') }
 let t0 = performance.now()
 fill(db, busy, ROWS)
 console.log(`wrote ${ROWS} more deliveries of the busy webhook in ${fmt((performance.now() - t0) / 1000, 1)} s`)
-const big = { quiet: await measure(quiet), busy: await measure(busy) }
-for (const which of ['quiet', 'busy'] as const) {
+const big = { quiet: await measure(quiet), busy: await measure(busy), failed: await measure(busy, '?status=failed') }
+for (const which of ['quiet', 'busy', 'failed'] as const) {
   console.log(`${which} webhook log: p50 ${fmt(base[which].p50)} ms -> ${fmt(big[which].p50)} ms with ${ROWS} more rows (ratio ${fmt(big[which].p50 / base[which].p50)}), p99 ${fmt(base[which].p99)} -> ${fmt(big[which].p99)} ms`)
 }
 db.$client.close()

@@ -98,8 +98,9 @@ const LOCKED_RETRY_MAX_MS = 50
 /** A write lock held by another process this long is worth a warning (once per wait). */
 const LOCK_WARN_MS = 10_000
 /**
- * Retention removes at most this many deliveries per full pass (a few ms of write lock), every
- * pass while a backlog lasts, then looks again after PRUNE_EVERY_MS.
+ * Retention sweeps the outbox a step per full pass (dispatcher/prune.ts: a bounded read, at most
+ * this many deliveries removed, a few ms of write lock) until the sweep reaches the end, then
+ * starts the next sweep after PRUNE_EVERY_MS.
  */
 const PRUNE_BATCH = 200
 const PRUNE_EVERY_MS = 10 * 60_000
@@ -140,6 +141,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   let lastFullPass = 0
   let lastCheckpoint = 0
   let nextPruneAt = 0
+  /** Where the retention sweep goes on (an outbox seq; 0 starts a sweep). */
+  let pruneFrom = 0
   const retentionMs = deps.deliveryRetentionMs ?? 30 * 86_400_000
   /** The webhook ids claims look at, read on every full pass and after another process commits. */
   let webhookIds: string[] | null = null
@@ -425,10 +428,10 @@ export function createDispatcher(deps: DispatcherDeps) {
     })
     if (retentionMs > 0 && (at >= nextPruneAt || at < nextPruneAt - PRUNE_EVERY_MS)) {
       safely('retention', () => {
-        let locked = false
-        const pruned = pruneDeliveries(deps.db, at - retentionMs, PRUNE_BATCH, () => !(locked = !lockFree()))
-        // A full batch or a taken lock: look again at the next pass; caught up: in a while.
-        nextPruneAt = pruned.deliveries >= PRUNE_BATCH || locked ? at : at + PRUNE_EVERY_MS
+        const { next, ...pruned } = pruneDeliveries(deps.db, at - retentionMs, PRUNE_BATCH, lockFree, pruneFrom)
+        // Mid-sweep (or the lock was taken): the next pass goes on; at the end, a new sweep in a while.
+        pruneFrom = next ?? 0
+        nextPruneAt = next === null ? at + PRUNE_EVERY_MS : at
         if (pruned.deliveries + pruned.siteChanges > 0) deps.log.info(pruned, 'delivery log pruned')
       })
     }

@@ -14,41 +14,46 @@ export interface PruneResult {
   events: number
   /** Coalesced site changes removed (their `site.changed` was written before the cutoff). */
   siteChanges: number
+  /** Where the next run goes on (an outbox `seq`), or null: this run reached the end of the outbox. */
+  next: number | null
 }
 
-/** Rows read per step of the oldest-first scan. */
-const SCAN_STEP = 500
+/** Outbox rows one run reads at most (a millisecond or two), whatever it finds to remove. */
+const SCAN_ROWS = 2000
 
 /**
- * Removes up to `max` finished deliveries last changed before `cutoff` (ms), oldest first.
- * The scan walks the outbox in `seq` order (the order rows were written) and stops at the first
- * row written after the cutoff: nothing later can be older, so a run costs what it removes, not
- * the size of the table. Reads first without a lock; `mayWrite` is asked before the one write
- * transaction, which checks each row's state again (a redelivery may have made it pending).
+ * One step of a sweep over the outbox in `seq` order, from `from` (exclusive): reads up to
+ * SCAN_ROWS rows and removes up to `max` finished deliveries last changed before `cutoff` (ms),
+ * and up to `max` site changes emitted before it. A sweep visits every row, whatever order the
+ * timestamps are in (a clock that stepped back writes newer rows with older times), and a step
+ * costs a bounded read. Reads first without a lock; `mayWrite` is asked before the one write
+ * transaction, which checks each row's state again (a redelivery may have made it pending);
+ * when it says no, nothing is written and `next` is `from`, to be tried again.
  */
-export function pruneDeliveries(db: Db, cutoff: number, max: number, mayWrite: MayWrite = () => true): PruneResult {
+export function pruneDeliveries(db: Db, cutoff: number, max: number, mayWrite: MayWrite = () => true, from = 0): PruneResult {
   const c = db.$client
-  const scan = c.query<{ seq: number; event_id: string; status: string; updated_at: number; created_at: number }, [number, number]>(
-    'SELECT seq, event_id, status, updated_at, created_at FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?',
-  )
+  const rows = c.query<{ seq: number; event_id: string; status: string; updated_at: number }, [number, number]>(
+    'SELECT seq, event_id, status, updated_at FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?',
+  ).all(from, SCAN_ROWS)
   const due: { seq: number; eventId: string }[] = []
-  let after = 0
-  scanning: while (due.length < max) {
-    const rows = scan.all(after, SCAN_STEP)
-    for (const row of rows) {
-      if (row.created_at >= cutoff) break scanning
-      if (row.status !== 'pending' && row.updated_at < cutoff) due.push({ seq: row.seq, eventId: row.event_id })
-      if (due.length >= max) break scanning
+  let next: number | null = rows.length < SCAN_ROWS ? null : rows.at(-1)!.seq
+  for (const row of rows) {
+    if (row.status === 'pending' || row.updated_at >= cutoff) continue
+    due.push({ seq: row.seq, eventId: row.event_id })
+    if (due.length >= max) {
+      next = row.seq
+      break
     }
-    if (rows.length < SCAN_STEP) break
-    after = rows.at(-1)!.seq
   }
-  const siteChangesDue = c.query('SELECT 1 FROM site_changes WHERE emitted_at < ? LIMIT 1').get(cutoff) !== null
-  const result: PruneResult = { deliveries: 0, events: 0, siteChanges: 0 }
-  if ((due.length === 0 && !siteChangesDue) || !mayWrite()) return result
+  const siteChanges = c.query<{ id: number }, [number, number]>('SELECT id FROM site_changes WHERE emitted_at < ? ORDER BY id LIMIT ?').all(cutoff, max)
+  if (siteChanges.length >= max) next ??= from // more to remove: the sweep is not over
+  const result: PruneResult = { deliveries: 0, events: 0, siteChanges: 0, next }
+  if (due.length === 0 && siteChanges.length === 0) return result
+  if (!mayWrite()) return { ...result, next: from }
   const dropRow = c.query(`DELETE FROM outbox WHERE seq = ? AND status <> 'pending' AND updated_at < ?`)
   const dropAttempts = c.query('DELETE FROM delivery_attempts WHERE outbox_seq = ?')
   const dropEvent = c.query('DELETE FROM outbox_events WHERE event_id = ?1 AND NOT EXISTS (SELECT 1 FROM outbox WHERE event_id = ?1)')
+  const dropSiteChange = c.query('DELETE FROM site_changes WHERE id = ? AND emitted_at < ?')
   c.transaction(() => {
     for (const { seq, eventId } of due) {
       if (dropRow.run(seq, cutoff).changes === 0) continue
@@ -56,7 +61,7 @@ export function pruneDeliveries(db: Db, cutoff: number, max: number, mayWrite: M
       dropAttempts.run(seq)
       result.events += dropEvent.run(eventId).changes
     }
-    result.siteChanges = c.query('DELETE FROM site_changes WHERE emitted_at < ?').run(cutoff).changes
+    for (const { id } of siteChanges) result.siteChanges += dropSiteChange.run(id, cutoff).changes
   }).immediate()
   return result
 }

@@ -3,9 +3,9 @@
  * like any delivery (an outbox row and an attempt with trigger `test`), so it shows in the log
  * and can be redelivered.
  */
-import { and, desc, eq, inArray, lt } from 'drizzle-orm'
+import { and, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { deliveryAttempts, outbox, outboxEvents } from '../../db/schema'
+import { deliveryAttempts, outbox, outboxEvents, type OutboxRow } from '../../db/schema'
 import { getTeam } from '../teams/service'
 import { deliverOnce } from '../../dispatcher/deliver'
 import { AppError, badRequest, notFound } from '../errors'
@@ -99,9 +99,17 @@ export function listDeliveries(db: Db, teamId: string, id: string, page: Deliver
     if (!from) throw notFound('`before` names no delivery of this webhook (never made, or removed by retention).')
     beforeSeq = from.seq
   }
-  const rows = db.select().from(outbox)
-    .where(and(eq(outbox.webhookId, id), beforeSeq === undefined ? undefined : lt(outbox.seq, beforeSeq), page.status && eq(outbox.status, page.status)))
-    .orderBy(desc(outbox.seq)).limit(page.limit ?? LOG_PAGE).all()
+  // Pending and failed rows are few (each is a retry or a failure), so those pages walk the
+  // (status, webhook_id, ...) index and sort what they find; every other page walks the
+  // (webhook_id, seq) index newest first. A status filter on the latter would read every delivered
+  // row of a healthy webhook to find no failure.
+  const rare = page.status === 'pending' || page.status === 'failed'
+  const rows = db.$client.query<{ seq: number; eventId: string; eventType: string; status: OutboxRow['status']; createdAt: number }, Record<string, string | number>>(
+    `SELECT seq, event_id AS eventId, event_type AS eventType, status, created_at AS createdAt
+     FROM outbox INDEXED BY ${rare ? 'outbox_webhook_due' : 'outbox_webhook_seq'}
+     WHERE webhook_id = $webhook ${page.status ? 'AND status = $status' : ''} ${beforeSeq === undefined ? '' : 'AND seq < $before'}
+     ORDER BY seq DESC LIMIT $limit`,
+  ).all({ webhook: id, limit: page.limit ?? LOG_PAGE, ...(page.status ? { status: page.status } : {}), ...(beforeSeq === undefined ? {} : { before: beforeSeq }) })
   const attempts = rows.length === 0 ? [] : db.select().from(deliveryAttempts)
     .where(inArray(deliveryAttempts.outboxSeq, rows.map((r) => r.seq))).orderBy(deliveryAttempts.id).all()
   return rows.map((r) => ({

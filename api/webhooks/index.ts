@@ -112,6 +112,7 @@ export function webhookRoutes(deps: AppDeps) {
         response: { 202: t.Object({ eventId: t.String(), eventType: t.String(), status: t.Literal('pending') }), ...errors, 409: ErrorBody },
         detail: {
           summary: 'Send an event again with the same eventId and bytes',
+          description: 'A delivery the retention removed (`DELIVERY_LOG_RETENTION_DAYS`) is `404 not_found`, like one never made.',
           'x-responses': { 409: '`{error: "delivery_in_progress", message}`: this event is being sent right now; try again when the attempt is over' },
         },
       },

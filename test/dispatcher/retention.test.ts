@@ -137,18 +137,44 @@ test('with the write lock held by another process the prune waits for the next p
   expect(count('outbox')).toBe(0)
 })
 
-test('pruneDeliveries: emitted site changes past the cutoff go, held ones stay; a run stops at the first row written after the cutoff', async () => {
+test('pruneDeliveries: emitted site changes past the cutoff go, held ones stay; old rows behind newer ones go too (a clock that stepped back)', async () => {
   const c = ctx.db.$client
   const cutoff = Date.now()
   c.query(`INSERT INTO site_changes (team_id, status, occurred_at, emitted_at) VALUES (?, 'locales', ?, ?), (?, 'locales', ?, NULL)`)
     .run(TEAM, cutoff - 5000, cutoff - 4000, TEAM, cutoff - 5000)
-  // Row 1 written after the cutoff; row 2, behind it, claims to be older (it cannot be: seq follows time).
+  // Row 1 written after the cutoff; row 2, behind it, carries an older time (the clock stepped back).
   for (const [i, at] of [[1, cutoff + 10], [2, cutoff - 10_000]] as const) {
     c.query('INSERT INTO outbox_events (event_id, payload) VALUES (?, ?)').run(`s${i}`, '{}')
     c.query(`INSERT INTO outbox (event_id, webhook_id, team_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
       VALUES (?, ?, ?, 'content.published', 'failed', 3, ?, ?, ?)`).run(`s${i}`, hooks[0]!.id, TEAM, at, at, at)
   }
-  expect(pruneDeliveries(ctx.db, cutoff, 100)).toEqual({ deliveries: 0, events: 0, siteChanges: 1 })
+  expect(pruneDeliveries(ctx.db, cutoff, 100)).toEqual({ deliveries: 1, events: 1, siteChanges: 1, next: null })
   expect((c.query('SELECT emitted_at FROM site_changes').all() as { emitted_at: number | null }[])).toEqual([{ emitted_at: null }])
-  expect(count('outbox')).toBe(2)
+  expect((c.query('SELECT event_id FROM outbox').all() as { event_id: string }[]).map((r) => r.event_id)).toEqual(['s1'])
+})
+
+test('pruneDeliveries: a step reads a bounded slice and says where the sweep goes on; site changes are capped too', async () => {
+  const c = ctx.db.$client
+  const cutoff = Date.now()
+  const old = cutoff - 10_000
+  c.transaction(() => {
+    for (let i = 0; i < 2500; i++) {
+      // Every other row recent: the first 2,000 rows read hold 1,000 old ones.
+      const at = i % 2 === 0 ? old : cutoff + 10
+      c.query('INSERT INTO outbox_events (event_id, payload) VALUES (?, ?)').run(`b${i}`, '{}')
+      c.query(`INSERT INTO outbox (event_id, webhook_id, team_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
+        VALUES (?, ?, ?, 'content.published', 'delivered', 1, ?, ?, ?)`).run(`b${i}`, hooks[0]!.id, TEAM, at, at, at)
+    }
+    for (let i = 0; i < 5; i++) c.query(`INSERT INTO site_changes (team_id, status, occurred_at, emitted_at) VALUES (?, 'locales', ?, ?)`).run(TEAM, old, old)
+  })()
+  const seqs = (c.query('SELECT seq FROM outbox ORDER BY seq').all() as { seq: number }[]).map((r) => r.seq)
+  // max 3: three old rows, then the sweep goes on after the third (seq index 4).
+  expect(pruneDeliveries(ctx.db, cutoff, 3)).toEqual({ deliveries: 3, events: 3, siteChanges: 3, next: seqs[4]! })
+  // A large max: the step stops after 2,000 rows read, 1,000 more old ones among them.
+  expect(pruneDeliveries(ctx.db, cutoff, 10_000, () => true, seqs[4]!)).toEqual({ deliveries: 1000, events: 1000, siteChanges: 2, next: seqs[2004]! })
+  // The lock taken: nothing written, the same place next time.
+  expect(pruneDeliveries(ctx.db, cutoff, 10_000, () => false, seqs[2004]!)).toEqual({ deliveries: 0, events: 0, siteChanges: 0, next: seqs[2004]! })
+  expect(pruneDeliveries(ctx.db, cutoff, 10_000, () => true, seqs[2004]!)).toEqual({ deliveries: 247, events: 247, siteChanges: 0, next: null })
+  expect(count('outbox')).toBe(1250)
+  expect(count('site_changes')).toBe(0)
 })
