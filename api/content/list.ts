@@ -5,19 +5,11 @@
  * costs what a first one does.
  */
 import type { Db } from '../../db/client'
-import { badRequest } from '../errors'
+import { pageSizeParam } from '../query'
 import type { DocumentList, DocumentSummary } from './model'
 
-const DEFAULT_PAGE = 25
-const MAX_PAGE = 100
-
-/** `pageSize` as text: digits only, at least 1, capped at 100; unset or empty is 25. */
-export function parseListPageSize(text: string | undefined): number {
-  if (text === undefined || text === '') return DEFAULT_PAGE
-  const n = /^\d+$/.test(text) ? Number(text) : NaN
-  if (!Number.isSafeInteger(n) || n < 1) throw badRequest('bad_paging', '`pageSize` must be a positive integer.')
-  return Math.min(n, MAX_PAGE)
-}
+/** `pageSize` as text: at least 1, capped at 100; unset or empty is 25; else `400 bad_paging`, as on the version list. */
+export const parseListPageSize = (text: string | undefined) => pageSizeParam(text, { name: 'pageSize', fallback: 25, max: 100, code: 'bad_paging' })
 
 interface Row {
   canonical_id: string

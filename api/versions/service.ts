@@ -9,6 +9,7 @@ import { parseId } from '../content/ids'
 import { loadLive } from '../content/service'
 import { ACTIVITY_COLLECTION } from '../../db/store'
 import { badRequest, notFound } from '../errors'
+import { pageSizeParam } from '../query'
 import type { Document } from '../content/model'
 
 export const DEFAULT_PAGE_SIZE = 25
@@ -68,9 +69,7 @@ export function parsePaging(start: string | undefined, pageSize: string | undefi
   // Decimal digits only: `Number` would also read `0x1`, `1e1`, `+1` and ` 1`.
   const s = start === undefined || start === '' ? 0 : DIGITS.test(start) ? Number(start) : NaN
   if (!Number.isSafeInteger(s) || s < 0) throw badRequest('bad_paging', '`start` must be a non-negative integer.')
-  const p = pageSize === undefined || pageSize === '' ? DEFAULT_PAGE_SIZE : DIGITS.test(pageSize) ? Number(pageSize) : NaN
-  if (!Number.isFinite(p) || !Number.isInteger(p) || p < 1) throw badRequest('bad_paging', '`pageSize` must be a positive integer.')
-  return { start: s, pageSize: Math.min(p, MAX_PAGE_SIZE) }
+  return { start: s, pageSize: pageSizeParam(pageSize, { name: 'pageSize', fallback: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE, code: 'bad_paging' }) }
 }
 
 /**

@@ -9,6 +9,7 @@ import { deliveryAttempts, outbox, outboxEvents, type OutboxRow } from '../../db
 import { getTeam } from '../teams/service'
 import { deliverOnce } from '../../dispatcher/deliver'
 import { AppError, badRequest, notFound } from '../errors'
+import { pageSizeParam } from '../query'
 import type { EventPayload, EventType } from './model'
 import { EVENT_TYPES } from './model'
 import { getWebhookRow } from './service'
@@ -66,17 +67,11 @@ export async function testWebhook(
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString())
 
-/** Events a log page holds by default, and at most (a larger `limit` is capped, as versions' `pageSize`). */
+/** Events a log page holds by default. */
 const LOG_PAGE = 50
-const LOG_PAGE_MAX = 100
 
-/** The `limit` query value: digits only, at least 1, capped at LOG_PAGE_MAX; unset or empty is the default. */
-export function parseLimit(text: string | undefined): number {
-  if (text === undefined || text === '') return LOG_PAGE
-  const n = /^\d+$/.test(text) ? Number(text) : NaN
-  if (!Number.isSafeInteger(n) || n < 1) throw badRequest('invalid_body', '`limit` must be a positive integer.')
-  return Math.min(n, LOG_PAGE_MAX)
-}
+/** The `limit` query value: at least 1, capped at 100 (as versions' `pageSize`); unset or empty is 50. */
+export const parseLimit = (text: string | undefined) => pageSizeParam(text, { name: 'limit', fallback: LOG_PAGE, max: 100, code: 'invalid_body' })
 
 export interface DeliveryPage {
   /** Events per page (default 50). */

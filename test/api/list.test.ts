@@ -79,6 +79,7 @@ test('bad paging is 400 bad_paging; a large pageSize is capped at 100; a 10 KB a
     expect({ bad, status: res.status, body: res.body }).toEqual({ bad, status: 400, body: { error: 'bad_paging', message: '`pageSize` must be a positive integer.' } })
   }
   expect((await list('?pageSize=100000')).body.rows).toHaveLength(6)
+  expect((await list(`?pageSize=${'9'.repeat(400)}`)).body.rows).toHaveLength(6) // a whole number, however long
   const long = await list(`?after=${'x'.repeat(10_000)}`)
   expect({ status: long.status, error: long.body.error }).toEqual({ status: 400, error: 'invalid_body' })
   expect((await list('', TOKENS.translator)).status).toBe(200) // EditContent reads
