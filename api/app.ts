@@ -7,7 +7,7 @@ import { match, P } from 'ts-pattern'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { ValueErrorType } from '@sinclair/typebox/errors'
-import { AppError, BatchError, echoList, ProblemError } from './errors'
+import { AppError, BatchError, busyAnswer, echoList, ProblemError } from './errors'
 import { authenticateRequest } from './auth'
 import { normalizeOpenApi } from './openapi'
 import { checkDepth, isJsonMediaType, isUtf8Charset, readJsonBody } from './body'
@@ -67,8 +67,7 @@ export function errorResponse(error: unknown, code: string | number, log: AppDep
     // passing condition, for the client to retry, not an internal error. The write that waited
     // did not happen (in a batch, the items before it did).
     .when(({ error }) => isLocked(error), () => {
-      log.warn('the database stayed locked by another writer past the busy timeout')
-      const res = json(503, { error: 'busy', message: 'The database stayed locked by another write (e.g. a large seed). Try again shortly.' })
+      const res = json(503, busyAnswer(log))
       res.headers.set('retry-after', '1')
       return res
     })

@@ -35,6 +35,16 @@ export class ProblemError extends Error {
   }
 }
 
+/**
+ * Another process held the write lock past busy_timeout (a long seed): a known, passing
+ * condition for the caller to retry, not an internal error. Logs it as a warning and gives what
+ * the caller is told: the routes answer it `503` (api/app.ts), an MCP tool as its refusal.
+ */
+export function busyAnswer(log: { warn(msg: string): void }) {
+  log.warn('the database stayed locked by another writer past the busy timeout')
+  return { error: 'busy', message: 'The database stayed locked by another write (e.g. a large seed). Try again shortly.' }
+}
+
 export const badRequest = (code: string, message: string) => new AppError(400, code, message)
 export const notFound = (message = 'Not found.') => new AppError(404, 'not_found', message)
 export const batchFailure = (status: number, id: string, reason: string) =>

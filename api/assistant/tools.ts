@@ -9,7 +9,7 @@ import { t, type Static, type TSchema } from 'elysia'
 import { Value } from '@sinclair/typebox/value'
 import { isLocked, writeLockFree, type Db } from '../../db/client'
 import type { Capability, Caller } from '../auth'
-import { AppError } from '../errors'
+import { AppError, busyAnswer } from '../errors'
 import type { Logger } from '../log'
 import type { Metrics } from '../metrics'
 import { ActivityView, BatchList, DocumentList, DocumentView, PublishInput } from '../content/model'
@@ -117,11 +117,8 @@ export async function callTool(ctx: ToolContext, name: ToolName, args: unknown):
     return { ok: def.run(ctx, args ?? {}) }
   } catch (e) {
     if (e instanceof AppError) return { error: e.code, message: e.message }
-    // As the routes answer them (api/app.ts `errorResponse`), logged the same way.
-    if (isLocked(e)) {
-      ctx.log.warn({ tool: name }, 'the database stayed locked by another writer past the busy timeout')
-      return { error: 'busy', message: 'The database stayed locked by another write (e.g. a large seed). Try again shortly.' }
-    }
+    // As the routes answer it (api/app.ts `errorResponse`), logged the same way.
+    if (isLocked(e)) return busyAnswer(ctx.log.child({ tool: name }))
     ctx.log.error({ err: e, tool: name }, 'assistant tool failed')
     return { error: 'internal', message: 'Internal error.' }
   }
