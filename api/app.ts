@@ -22,7 +22,7 @@ import { snapshotRoutes } from './snapshots'
 import { historyRoutes } from './history'
 import { webhookRoutes } from './webhooks'
 import { teamRoutes } from './teams'
-import { assistantRoutes } from './assistant'
+import { assistantRoutes, checkOrigin } from './assistant'
 
 /**
  * Routes that need no bearer token: the liveness check, the API description (a browser or a
@@ -160,6 +160,7 @@ export function createApp(deps: AppDeps) {
       const url = new URL(request.url)
       if (!open.test(url.pathname)) {
         try {
+          if (url.pathname.startsWith('/mcp/')) checkOrigin(request)
           authenticateRequest(deps.db, request)
         } catch (e) {
           return errorResponse(e, 'UNKNOWN', deps.log)

@@ -61,6 +61,28 @@ const JsonRpcAnswer = t.Object({
   error: t.Optional(t.Object({ code: t.Integer(), message: t.String(), data: t.Optional(t.Unknown()) })),
 }, { description: 'The JSON-RPC answer: `result`, or `error` (a protocol error; a tool that refuses answers a `result` with `isError: true`)' })
 
+/**
+ * The MCP transport spec: servers MUST validate `Origin` (DNS rebinding: a page on a name that
+ * now resolves to this host). A request with an `Origin` must come from this very host (the
+ * `Host` it was sent to); clients outside a browser send none. The api sends no CORS headers, so
+ * a page on another origin could not read an answer anyway. Called by the app's `onRequest`,
+ * before the token is looked at (the transport spec: an invalid Origin is 403).
+ */
+export function checkOrigin(request: Request): void {
+  const origin = request.headers.get('origin')
+  if (origin === null) return
+  let host: string | null = null
+  try {
+    const url = new URL(origin)
+    if (url.protocol === 'http:' || url.protocol === 'https:') host = url.host
+  } catch {
+    // `null` (a sandboxed or file page) and anything else that is not an origin stay refused.
+  }
+  if (host === null || host !== (request.headers.get('host') ?? new URL(request.url).host).toLowerCase()) {
+    throw new AppError(403, 'forbidden', 'This MCP server answers browser pages of its own origin only (Origin must match Host); MCP clients outside a browser send no Origin.')
+  }
+}
+
 export function assistantRoutes({ db, metrics, log }: AppDeps) {
   return new Elysia({ name: 'assistant', detail: { tags: ['assistant'] } }).use(authGuard(db)).post(
     '/mcp/:activeTeam',

@@ -190,6 +190,22 @@ describe('MCP requests the route refuses or serves plainly', () => {
     }
   })
 
+  test('Origin (DNS rebinding, MCP transport spec): a page of another origin is 403 before anything else; its own origin and no Origin are served', async () => {
+    const post = (headers: Record<string, string>, token?: string | null) => ctx.call('POST', `/mcp/${TEAM}`, { body: INIT, headers, token })
+    for (const [origin, host] of [['http://evil.example', undefined], ['null', undefined], ['http://localhost:3001', 'localhost:3000'], ['file:///x', undefined], ['http://127.0.0.1', 'localhost']] as const) {
+      const headers: Record<string, string> = host ? { origin, host } : { origin }
+      for (const token of [undefined, null, TOKENS.outsider]) {
+        const res = await post(headers, token)
+        expect({ origin, token, status: res.status, body: res.body }).toEqual({ origin, token, status: 403, body: { error: 'forbidden', message: expect.stringContaining('Origin must match Host') } })
+      }
+    }
+    for (const headers of [{ origin: 'http://localhost' }, { origin: 'http://localhost:3000', host: 'localhost:3000' }, { origin: 'https://CMS.example.com', host: 'cms.example.com' }, {}] as Record<string, string>[]) {
+      const res = await post(headers)
+      expect({ headers, status: res.status }).toEqual({ headers, status: 200 })
+      expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'content-service' } } })
+    }
+  })
+
   test('any Accept is answered JSON: a generated client sending application/json only gets the answer, not 406', async () => {
     for (const accept of ['application/json', '*/*', null]) {
       const res = await ctx.call('POST', `/mcp/${TEAM}`, { body: INIT, headers: accept ? { accept } : {} })
