@@ -4,6 +4,9 @@
  * nothing else in the log (baseline), then with `rows` more deliveries of the busy webhook, each
  * with one attempt, all delivered. The ratio says whether a log read grows with everyone's history.
  * `failed` is the busy webhook's `?status=failed` page (no failure among its deliveries).
+ * Then it deletes the busy webhook through the api (`DELETE`, in steps) and, as the baseline, a
+ * second webhook with as many deliveries in one transaction (how the api deleted before), while
+ * another process writes every 2 ms and times its wait for the write lock (bench/lock-writer.ts).
  *
  *   bun bench/delivery-log.ts [rows=200000] [requests=300]
  */
@@ -13,6 +16,8 @@ import { loadConfig } from '../api/config'
 import { createLogger } from '../api/log'
 import { createMetrics } from '../api/metrics'
 import { seed } from '../cli/seed'
+import { rmSync } from 'node:fs'
+import { deleteWebhookNow } from '../api/webhooks/service'
 import { fmt, summarize, tempDbPath } from './util'
 
 const ROWS = Number(process.argv[2] ?? 200_000)
@@ -75,4 +80,33 @@ const big = { quiet: await measure(quiet), busy: await measure(busy), failed: aw
 for (const which of ['quiet', 'busy', 'failed'] as const) {
   console.log(`${which} webhook log: p50 ${fmt(base[which].p50)} ms -> ${fmt(big[which].p50)} ms with ${ROWS} more rows (ratio ${fmt(big[which].p50 / base[which].p50)}), p99 ${fmt(base[which].p99)} -> ${fmt(big[which].p99)} ms`)
 }
+
+/** Runs `work` while another process writes every 2 ms; answers that writer's lock waits and how long `work` took. */
+async function withWriter(work: () => Promise<void>) {
+  const stop = `${path}.stop`
+  const writer = Bun.spawn(['bun', new URL('./lock-writer.ts', import.meta.url).pathname, path, stop], { stdout: 'pipe', stderr: 'pipe' })
+  const reader = writer.stderr.getReader()
+  await reader.read() // 'ready'
+  await Bun.sleep(50)
+  const t = performance.now()
+  await work()
+  const ms = performance.now() - t
+  await Bun.sleep(50)
+  await Bun.write(stop, '')
+  const waits = JSON.parse(await new Response(writer.stdout).text()) as { n: number; p50: number; p99: number; max: number }
+  await writer.exited
+  rmSync(stop)
+  return { ms, waits }
+}
+const other = await hook('baseline')
+fill(db, other, ROWS + 60)
+const gone = await withWriter(async () => {
+  const res = await app.handle(new Request(`http://localhost/teams/t/webhooks/${busy}`, { method: 'DELETE', headers }))
+  if (res.status !== 204) throw new Error(`DELETE answered ${res.status}`)
+})
+const baseline = await withWriter(async () => deleteWebhookNow(db, other))
+for (const [name, r] of [['one transaction (baseline)', baseline], ['DELETE, in steps', gone]] as const) {
+  console.log(`delete a webhook with ${ROWS + 60} deliveries, ${name}: ${fmt(r.ms, 0)} ms; another process's writes meanwhile (${r.waits.n}) waited p50 ${fmt(r.waits.p50)} ms, p99 ${fmt(r.waits.p99)} ms, max ${fmt(r.waits.max)} ms`)
+}
+console.log(`longest wait of the other writer, steps / one transaction: ${fmt(gone.waits.max / baseline.waits.max, 3)}`)
 db.$client.close()

@@ -6,6 +6,7 @@
  * forever. Pending rows are never touched, whatever their age: they are work, not history.
  */
 import type { Db, MayWrite } from '../db/client'
+import { deliveryLeftovers } from '../db/deliveries'
 
 export interface PruneResult {
   /** Deliveries (outbox rows) removed, each with its attempts. */
@@ -51,15 +52,13 @@ export function pruneDeliveries(db: Db, cutoff: number, max: number, mayWrite: M
   if (due.length === 0 && siteChanges.length === 0) return result
   if (!mayWrite()) return { ...result, next: from }
   const dropRow = c.query(`DELETE FROM outbox WHERE seq = ? AND status <> 'pending' AND updated_at < ?`)
-  const dropAttempts = c.query('DELETE FROM delivery_attempts WHERE outbox_seq = ?')
-  const dropEvent = c.query('DELETE FROM outbox_events WHERE event_id = ?1 AND NOT EXISTS (SELECT 1 FROM outbox WHERE event_id = ?1)')
+  const leftovers = deliveryLeftovers(db)
   const dropSiteChange = c.query('DELETE FROM site_changes WHERE id = ? AND emitted_at < ?')
   c.transaction(() => {
     for (const { seq, eventId } of due) {
       if (dropRow.run(seq, cutoff).changes === 0) continue
       result.deliveries++
-      dropAttempts.run(seq)
-      result.events += dropEvent.run(eventId).changes
+      result.events += leftovers(seq, eventId)
     }
     for (const { id } of siteChanges) result.siteChanges += dropSiteChange.run(id, cutoff).changes
   }).immediate()

@@ -52,8 +52,8 @@ export function webhookRoutes(deps: AppDeps) {
     )
     .delete(
       '/teams/:teamId/webhooks/:id',
-      ({ params, status }) => {
-        deleteWebhook(db, params.teamId, params.id)
+      async ({ params, status }) => {
+        await deleteWebhook(db, params.teamId, params.id)
         return status(204, undefined)
       },
       { requires: ['ManageWebhooks'], params: oneParams, response: { 204: t.Undefined(), ...errors }, detail: { summary: 'Delete a webhook and its pending deliveries' } },

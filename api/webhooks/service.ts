@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import { and, eq, sql } from 'drizzle-orm'
-import type { Db } from '../../db/client'
+import { writeLockFree, type Db } from '../../db/client'
+import { deliveryLeftovers } from '../../db/deliveries'
 import { webhooks, type WebhookRow } from '../../db/schema'
 import { checkTargetSyntax } from '../../dispatcher/ssrf'
 import { GITHUB_DISPATCH } from '../../dispatcher/providers'
@@ -139,13 +140,61 @@ export function updateWebhook(db: Db, teamId: string, id: string, input: Webhook
   return newSecret ? { ...toRecord(next), secret: newSecret } : toRecord(next)
 }
 
+/** Deliveries one step of a webhook's deletion removes, each with its attempts (a few ms of write lock). */
+export const DELETE_STEP = 500
+
 /**
- * Deletes a webhook; its outbox rows go with it (foreign key cascade), and its attempt log, and
- * the stored bytes of events no other webhook's row points at (a test send's always), which
- * nothing could read or clean up afterwards.
+ * Removes up to `max` of a webhook's deliveries that no dispatcher has in flight, with their
+ * attempts and the stored bytes of events no other delivery points at, in one short write
+ * transaction. Returns how many it removed: fewer than `max` means none of those is left.
  */
-export function deleteWebhook(db: Db, teamId: string, id: string): void {
+export function deleteDeliveriesStep(db: Db, webhookId: string, max: number, now = Date.now()): number {
+  const c = db.$client
+  const rows = c.query<{ seq: number; event_id: string }, [string, number, number]>(
+    `SELECT seq, event_id FROM outbox WHERE webhook_id = ? AND (lease_expires_at IS NULL OR lease_expires_at <= ?) ORDER BY seq LIMIT ?`,
+  )
+  const dropRow = c.query('DELETE FROM outbox WHERE seq = ?')
+  const leftovers = deliveryLeftovers(db)
+  return c.transaction(() => {
+    const found = rows.all(webhookId, now, max)
+    for (const { seq, event_id } of found) if (dropRow.run(seq).changes > 0) leftovers(seq, event_id)
+    return found.length
+  }).immediate()
+}
+
+/**
+ * Between two write steps: the lock stays free at least as long as the step held it (5 ms at
+ * least), so another process's writer, which looks again only every few ms (SQLite's busy
+ * handler sleeps up to 100 ms, `writeLockFree` up to 25 ms), gets its turn; this process's other
+ * requests run meanwhile. Then it waits, on timers, for a free lock.
+ */
+async function between(db: Db, stepMs: number): Promise<void> {
+  await Bun.sleep(Math.max(5, stepMs))
+  await writeLockFree(db)
+}
+
+/**
+ * Deletes a webhook; its outbox rows go with it, and its attempt log, and the stored bytes of
+ * events no other webhook's row points at (a test send's always), which nothing could read or
+ * clean up afterwards. A long log goes first in steps of `DELETE_STEP` (each a short write
+ * transaction; between two, the api's other requests run and a free lock is awaited on timers), so the dispatcher and the api's
+ * other writers are never held for the whole log (~89,000 deliveries held them ~1.2 s). The
+ * rows a dispatcher has in flight, and any written meanwhile, go in the last transaction with
+ * the webhook itself (the outbox's foreign key cascade).
+ */
+export async function deleteWebhook(db: Db, teamId: string, id: string): Promise<void> {
   getWebhookRow(db, teamId, id)
+  for (;;) {
+    const t = performance.now()
+    const more = deleteDeliveriesStep(db, id, DELETE_STEP) === DELETE_STEP
+    await between(db, performance.now() - t)
+    if (!more) break
+  }
+  deleteWebhookNow(db, id)
+}
+
+/** The webhook and whatever is left of its deliveries, in one transaction (the last step of `deleteWebhook`). */
+export function deleteWebhookNow(db: Db, id: string): void {
   db.transaction((tx) => {
     tx.run(sql`DELETE FROM outbox_events WHERE event_id IN (SELECT event_id FROM outbox WHERE webhook_id = ${id})
       AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = outbox_events.event_id AND o.webhook_id <> ${id})`)

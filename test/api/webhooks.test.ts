@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
+import { Database } from 'bun:sqlite'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { DELETE_STEP, deleteDeliveriesStep } from '../../api/webhooks/service'
 import { startReceiver, type TestReceiver } from '../receiver'
 import { verifySignature } from '../../receiver'
 
@@ -215,6 +217,101 @@ test('delete takes the stored bytes of events only it was sent (a test send, its
     await own.call('DELETE', `${base}/${both}`, { token: TOKENS.webhooks })
     await own.call('DELETE', `${base}/${onlyUnpublished}`, { token: TOKENS.webhooks })
     expect({ payloads: payloads(), outbox: own.db.$client.query('SELECT COUNT(*) AS n FROM outbox').get() }).toEqual({ payloads: [], outbox: { n: 0 } })
+  } finally {
+    own.close()
+  }
+})
+
+test('a long delivery log is deleted in short steps; a row in flight and rows written meanwhile go with the webhook', async () => {
+  const own = await createTestContext()
+  try {
+    const hook = (label: string) => own.call('POST', base, { token: TOKENS.webhooks, body: { label, provider: 'custom', target: rx.url } }).then((r) => r.body.id as string)
+    const gone = await hook('gone')
+    const kept = await hook('kept')
+    const c = own.db.$client
+    const event = c.query('INSERT INTO outbox_events (event_id, payload) VALUES (?, ?)')
+    const row = c.query(`INSERT INTO outbox (event_id, webhook_id, team_id, event_type, status, attempts, next_attempt_at, created_at, updated_at, lease_token, lease_expires_at)
+      VALUES (?1, ?2, '${TEAM}', 'content.published', ?3, 1, 0, 0, 0, ?4, ?5) RETURNING seq`)
+    const attempt = c.query(`INSERT INTO delivery_attempts (outbox_seq, webhook_id, event_id, attempt, trigger, started_at, status_code, error, duration_ms, response_body)
+      VALUES (?, ?, ?, 1, 'scheduled', 0, 200, NULL, 3, 'ok')`)
+    const add = (id: string, webhookId: string, status = 'delivered', lease: [string, number] | [null, null] = [null, null]) => {
+      const { seq } = row.get(id, webhookId, status, ...lease) as { seq: number }
+      attempt.run(seq, webhookId, id)
+    }
+    c.transaction(() => {
+      add('ev-in-flight', gone, 'pending', ['lease-1', Date.now() + 60_000]) // a dispatcher is sending it
+      for (let i = 0; i < 1234; i++) {
+        event.run(`ev-${i}`, '{"v":2}')
+        add(`ev-${i}`, gone)
+        if (i % 100 === 0) add(`ev-${i}`, kept) // an event both webhooks were sent
+      }
+      event.run('ev-in-flight', '{"v":2}')
+    })()
+    const count = (sql: string) => (c.query(sql).get() as { n: number }).n
+    const consistent = () => {
+      expect(count('SELECT COUNT(*) AS n FROM delivery_attempts a WHERE NOT EXISTS (SELECT 1 FROM outbox o WHERE o.seq = a.outbox_seq)')).toBe(0)
+      expect(count('SELECT COUNT(*) AS n FROM outbox_events e WHERE NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = e.event_id)')).toBe(0)
+    }
+    const ofGone = () => count(`SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = '${gone}'`)
+    expect(ofGone()).toBe(1235)
+    // One step takes at most DELETE_STEP deliveries, never the one in flight, and leaves nothing dangling.
+    expect(deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(DELETE_STEP)
+    expect(ofGone()).toBe(1235 - DELETE_STEP)
+    consistent()
+    expect(deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(DELETE_STEP)
+    expect(deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(1234 - 2 * DELETE_STEP)
+    expect(deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(0)
+    expect(c.query(`SELECT event_id FROM outbox WHERE webhook_id = '${gone}'`).all()).toEqual([{ event_id: 'ev-in-flight' }])
+    consistent()
+    add('ev-0', gone) // written meanwhile (a redelivery of an event the kept webhook still holds)
+    expect((await own.call('DELETE', `${base}/${gone}`, { token: TOKENS.webhooks })).status).toBe(204)
+    expect(ofGone()).toBe(0)
+    consistent()
+    // The kept webhook's deliveries, their attempts and their events' bytes are all there.
+    expect(count(`SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = '${kept}'`)).toBe(13)
+    expect(count(`SELECT COUNT(*) AS n FROM delivery_attempts WHERE webhook_id = '${kept}'`)).toBe(13)
+    expect(count('SELECT COUNT(*) AS n FROM outbox_events')).toBe(13)
+    expect((await own.call('GET', `${base}/${kept}/deliveries`, { token: TOKENS.webhooks })).body).toHaveLength(13)
+  } finally {
+    own.close()
+  }
+})
+
+test('deleting a webhook with a long log waits for a free write lock between its steps, on timers', async () => {
+  const own = await createTestContext()
+  try {
+    const id = (await own.call('POST', base, { token: TOKENS.webhooks, body: { label: 'h', provider: 'custom', target: rx.url } })).body.id as string
+    const c = own.db.$client
+    const row = c.query(`INSERT INTO outbox (event_id, webhook_id, team_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
+      VALUES (?1, ?2, '${TEAM}', 'content.published', 'delivered', 1, 0, 0, 0)`)
+    c.transaction(() => {
+      for (let i = 0; i < 3 * DELETE_STEP; i++) {
+        c.query('INSERT INTO outbox_events (event_id, payload) VALUES (?, ?)').run(`ev-${i}`, '{}')
+        row.run(`ev-${i}`, id)
+      }
+    })()
+    // Another process takes the write lock as soon as the first step has given it back.
+    const other = new Database(own.path)
+    let steps: number
+    const outbox = () => (c.query(`SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = '${id}'`).get() as { n: number }).n
+    const deleting = own.call('DELETE', `${base}/${id}`, { token: TOKENS.webhooks })
+    while (outbox() === 3 * DELETE_STEP) await Bun.sleep(0) // a look between every two of its turns
+    other.exec('BEGIN IMMEDIATE')
+    steps = outbox()
+    // Stopped part way: the log goes in steps, not in one transaction.
+    expect(steps).toBeGreaterThan(0)
+    expect(steps).toBeLessThan(3 * DELETE_STEP)
+    const ticks = { n: 0 }
+    const ticker = setInterval(() => ticks.n++, 5)
+    await Bun.sleep(150)
+    // Held by the other process: the deletion waits (on timers: this process keeps running) and takes nothing.
+    expect(outbox()).toBe(steps)
+    expect(ticks.n).toBeGreaterThan(10)
+    other.exec('COMMIT')
+    clearInterval(ticker)
+    expect((await deleting).status).toBe(204)
+    expect(outbox()).toBe(0)
+    other.close()
   } finally {
     own.close()
   }
