@@ -8,7 +8,8 @@
  * - bodies are JSON only: the plugin offers `multipart/form-data` and `text/plain` for every
  *   body, which this API refuses; a route that declares its own media types (restore's
  *   `application/problem+json`) keeps them;
- * - every operation declares the `413 payload_too_large` the app answers for a body over
+ * - every operation declares the `400 invalid_body` of a repeated query parameter, a `401`'s
+ *   `WWW-Authenticate: Bearer` header, the `413 payload_too_large` the app answers for a body over
  *   MAX_BODY_BYTES and the `415 unsupported_media_type` for one that is not UTF-8 JSON
  *   (api/app.ts checks a body sent with any method, a GET's or a DELETE's too, before routing),
  *   the `500 internal` of an unexpected failure, and the `503 busy` (with `Retry-After`) of a write
@@ -31,7 +32,7 @@
  *   the route's own schema stays loose so that fast-json-patch judges the operations
  *   (`400 invalid_patch`), not the schema (`400 invalid_body`);
  * - a schema listed in `NAMED` (its `title`, given in the feature's model.ts, is its name:
- *   `Document`, `BatchItem`, `Error`, ...) is written once under `components.schemas` and referred
+ *   `Document`, `BatchItem`, `ErrorBody`, ...) is written once under `components.schemas` and referred
  *   to by `$ref` everywhere it occurs, so generated clients get a type of that name.
  */
 import {
@@ -112,6 +113,8 @@ function capabilityText(op: Json): string {
 
 /** `postContentApply-versionByActiveTeam` -> `postContentApplyVersionByActiveTeam`. */
 const camelIdentifier = (id: string) => id.replace(/[^A-Za-z0-9_$]+([A-Za-z0-9_$]?)/g, (_, next: string) => next.toUpperCase())
+
+const WWW_AUTHENTICATE = { description: 'Always `Bearer` (RFC 6750): the scheme the api takes', schema: { type: 'string', const: 'Bearer' } }
 
 const ETAG_HEADER = { description: 'The change vector in quotes; send it back as `If-Match` to make a write conditional', schema: { type: 'string' } }
 
@@ -211,6 +214,9 @@ export function normalizeOpenApi(doc: Json): Json {
     for (const [method, op] of Object.entries<Json>(operations)) {
       const requestContent = op['x-json-patch'] ? JSON_PATCH_CONTENT : jsonOnly(op.requestBody?.content)
       const responses = Object.fromEntries(Object.entries<Json>(op.responses ?? {}).map(([status, r]) => [status, response(status, r, op['x-responses']?.[status])]))
+      // A repeated query parameter is refused on every route (api/app.ts), /health's too.
+      responses['400'] ??= error('400')
+      if (responses['401']) responses['401'] = { ...responses['401'], headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } }
       responses['413'] ??= error('413')
       responses['415'] ??= error('415')
       responses['500'] ??= error('500')

@@ -97,6 +97,10 @@ export const BatchList = t.Array(BatchItem)
 /** A batch failure answered as a list of one (restore's 400/403/404/409 shape). */
 export const FailureList = t.Array(t.Object({ id: t.String({ description: 'Canonical document id' }), status: t.Literal(1), reason: t.String() }, { additionalProperties: false, title: 'BatchFailure' }), { minItems: 1, maxItems: 1 })
 
+/**
+ * `{error, message}`. Named `ErrorBody` in the OpenAPI document, not `Error`: clients generated
+ * by hey-api or orval would declare a type `Error` shadowing the global one where imported.
+ */
 export const ErrorBody = t.Object({
   error: t.String({
     description: 'A stable code (README "Errors"): unauthorized, forbidden, not_found, malformed_json, invalid_body, payload_too_large, '
@@ -107,7 +111,7 @@ export const ErrorBody = t.Object({
   message: t.String({ description: 'For people; may change' }),
   // Said here: Elysia sets it on a response schema the first time it checks one, and this object
   // is shared by every route's error responses, so the document would change after a request.
-}, { additionalProperties: false, title: 'Error' })
+}, { additionalProperties: false, title: 'ErrorBody' })
 
 /**
  * RFC 6902 JSON Patch, for the OpenAPI document only (`x-json-patch`, api/openapi.ts): the route

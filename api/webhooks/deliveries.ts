@@ -130,6 +130,6 @@ export function redeliver(db: Db, teamId: string, id: string, eventId: string, n
     }
     tx.update(outbox).set({ status: 'pending', attempts: 0, nextAttemptAt: now, leaseToken: null, leaseExpiresAt: null, trigger: 'manual', updatedAt: now })
       .where(eq(outbox.seq, row.seq)).run()
-    return { eventId, eventType: row.eventType, status: 'pending' as const }
+    return { eventId, eventType: row.eventType as EventType, status: 'pending' as const }
   }, { behavior: 'immediate' })
 }

@@ -109,7 +109,7 @@ export function webhookRoutes(deps: AppDeps) {
       {
         requires: ['ManageWebhooks'],
         params: t.Object({ teamId: t.String({ maxLength: 200 }), id: t.String({ maxLength: 200 }), eventId: t.String({ maxLength: 200 }) }),
-        response: { 202: t.Object({ eventId: t.String(), eventType: t.String(), status: t.Literal('pending') }), ...errors, 409: ErrorBody },
+        response: { 202: t.Object({ eventId: t.String(), eventType: EventTypeSchema, status: t.Literal('pending') }), ...errors, 409: ErrorBody },
         detail: {
           summary: 'Send an event again with the same eventId and bytes',
           description: 'A delivery the retention removed (`DELIVERY_LOG_RETENTION_DAYS`) is `404 not_found`, like one never made.',

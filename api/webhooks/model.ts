@@ -105,12 +105,12 @@ const nullable = (schema: TSchema, description: string) => t.Union([schema, t.Nu
 export const EventPayload = t.Object({
   v: t.Literal(2, { description: 'Payload version; fields are only ever added within a version' }),
   eventType: t.Union([t.Literal('content.published'), t.Literal('content.unpublished'), t.Literal('site.changed')], { description: 'Equals the `X-Service-Event` header' }),
-  eventId: t.String({ description: 'Equals the `X-Service-Delivery` header; identical on every retry (UUID form)' }),
-  occurredAt: t.String({ description: 'UTC timestamp (ISO 8601) of the event' }),
+  eventId: t.String({ format: 'uuid', description: 'Equals the `X-Service-Delivery` header; identical on every retry' }),
+  occurredAt: t.String({ format: 'date-time', description: 'UTC timestamp (ISO 8601) of the event' }),
   teamId: t.String(),
   workspaceId: t.String(),
   userId: nullable(t.String(), 'Acting user; `null` for a scheduled publish'),
-  documentId: nullable(t.String(), 'The document; `null` on `site.changed`'),
+  documentId: nullable(t.String(), 'The document; `null` on `site.changed`, except in a test send (`POST .../test`), whose every sample names `webhook-test`'),
   collection: nullable(t.String(), "Collection of the document's content type; `null` on `site.changed`"),
   locales: t.Array(t.String(), { description: 'Languages a publish covered; empty on other events' }),
   status: t.Union([

@@ -79,6 +79,35 @@ test('every operation that takes a body declares 413 payload_too_large', () => {
   }
 })
 
+test('every operation declares the 400 of a repeated query parameter, /health and /metrics too, and it is answered so', async () => {
+  const ops = Object.entries<any>(doc.paths).flatMap(([path, o]) => Object.entries<any>(o).map(([m, op]) => [`${m} ${path}`, op]))
+  // `{error, message}`, alone or among the shapes a route's 400 may have (restore's batch list).
+  const takesError = (schema: any): boolean => (schema?.anyOf ?? [schema]).some((s: any) => s?.required?.join() === 'error,message')
+  for (const [name, op] of ops) expect({ name, error: takesError(op.responses['400']?.content['application/json'].schema) }).toEqual({ name, error: true })
+  for (const url of ['/health?a=1&a=2', '/metrics?a=1&a=2']) {
+    const res = await ctx.call('GET', url)
+    expect({ url, status: res.status, body: res.body }).toEqual({ url, status: 400, body: err('invalid_body') })
+  }
+})
+
+test('a 401 declares and sends WWW-Authenticate: Bearer', async () => {
+  const ops = Object.entries<any>(doc.paths).flatMap(([path, o]) => Object.entries<any>(o).map(([m, op]) => [`${m} ${path}`, op]))
+  const guarded = ops.filter(([, op]) => op.responses['401'])
+  expect(guarded.length).toBeGreaterThan(30)
+  for (const [name, op] of guarded) expect({ name, header: op.responses['401'].headers?.['WWW-Authenticate']?.schema }).toEqual({ name, header: { type: 'string', const: 'Bearer' } })
+  // Every operation that needs a token declares its 401.
+  for (const [name, op] of ops) if (op['x-capabilities'].length > 0) expect({ name, has401: !!op.responses['401'] }).toEqual({ name, has401: true })
+  const res = await ctx.call('GET', `/content/${TEAM}?id=pages/home`, { token: null })
+  expect({ status: res.status, header: res.headers.get('www-authenticate'), body: res.body }).toEqual({ status: 401, header: 'Bearer', body: err('unauthorized') })
+})
+
+test('the redelivery answer types eventType as the event types, as everywhere else', () => {
+  const schema = doc.paths['/teams/{teamId}/webhooks/{id}/deliveries/{eventId}/redeliver'].post.responses['202'].content['application/json'].schema
+  expect(schema.properties.eventType.anyOf.map((s: any) => s.const)).toEqual(['content.published', 'content.unpublished', 'site.changed'])
+  expect(doc.components.schemas.EventPayload.properties.eventId.format).toBe('uuid')
+  expect(doc.components.schemas.EventPayload.properties.occurredAt.format).toBe('date-time')
+})
+
 test('maps are additionalProperties and integers are integers, so generators type them', () => {
   const text = JSON.stringify(doc)
   expect(text).not.toContain('patternProperties')

@@ -150,19 +150,19 @@ test('GET /content answers a document or a closed activity document, so `\'conte
   expect(read.body.entries.map((e: any) => e.kind)).toEqual(['EDIT', 'APPLY_REVISION'])
 })
 
-test('shared schemas are named in components.schemas and referred to by $ref, so generated clients get Document, BatchItem, Error... types', async () => {
+test('shared schemas are named in components.schemas and referred to by $ref, so generated clients get Document, BatchItem, ErrorBody... types (not Error, which would shadow the global)', async () => {
   const fresh = await createTestContext()
   try {
     const cold = await fresh.call('GET', '/swagger/json', { token: null })
     const doc = cold.body
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining([
-      'Document', 'DocumentBody', 'DocumentMetadata', 'ActivityDocument', 'BatchItem', 'BatchFailure', 'Error', 'Problem',
+      'Document', 'DocumentBody', 'DocumentMetadata', 'ActivityDocument', 'BatchItem', 'BatchFailure', 'ErrorBody', 'Problem',
       'VersionRow', 'VersionPage', 'SnapshotRecord', 'WebhookRecord', 'WebhookWithSecret', 'Delivery', 'WebhookTestResult',
     ]))
     const json = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].schema
     expect(json('/content/{activeTeam}', 'post', '200')).toEqual({ $ref: '#/components/schemas/Document' })
-    expect(json('/content/{activeTeam}', 'post', '400')).toEqual({ $ref: '#/components/schemas/Error' })
-    expect(json('/content/{activeTeam}', 'post', '503')).toEqual({ $ref: '#/components/schemas/Error' })
+    expect(json('/content/{activeTeam}', 'post', '400')).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+    expect(json('/content/{activeTeam}', 'post', '503')).toEqual({ $ref: '#/components/schemas/ErrorBody' })
     expect(json('/content/publish/{activeTeam}', 'post', '200').items).toEqual({ $ref: '#/components/schemas/BatchItem' })
     expect(json('/content/versions/{activeTeam}', 'get', '200')).toEqual({ $ref: '#/components/schemas/VersionPage' })
     expect(doc.components.schemas.VersionPage.properties.rows.items).toEqual({ $ref: '#/components/schemas/VersionRow' })
