@@ -38,6 +38,7 @@
 import {
   ActivityEntry, ActivityView, BatchItem, Document, DocumentInput, DocumentList, DocumentSummary, DocumentView, ErrorBody, FailureList, JsonPatch, JsonPatchOperation, Metadata,
 } from './content/model'
+import { HistoryResponse, HistorySnapshot } from './history/model'
 import { ProblemBody } from './restore/model'
 import { SnapshotRecord } from './snapshots/model'
 import { VersionPage, VersionRow } from './versions/model'
@@ -170,7 +171,7 @@ function numericOf(branches: Json[]): Json | null {
 const NAMED: Record<string, Json> = Object.fromEntries([
   DocumentInput, Document, Metadata, JsonPatch, JsonPatchOperation, DocumentView, ActivityEntry, ActivityView, BatchItem, FailureList.items, ErrorBody,
   VersionRow, VersionPage, SnapshotRecord, WebhookCreate, WebhookRecord, WebhookWithSecret, TestResult, AttemptView, DeliveryView, ProblemBody,
-  EventPayload, DocumentSummary, DocumentList,
+  EventPayload, DocumentSummary, DocumentList, HistoryResponse, HistorySnapshot,
 ].map((schema) => [schema.title as string, schema]))
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
@@ -180,7 +181,11 @@ function hoistNamed(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(hoistNamed)
   if (!node || typeof node !== 'object') return node
   const title = (node as Json).title
-  if (typeof title === 'string' && title in NAMED) return ref(title)
+  // A use of a named schema may say what it is there (OpenAPI 3.1 allows a description beside `$ref`).
+  if (typeof title === 'string' && title in NAMED) {
+    const { description } = node as Json
+    return description && description !== NAMED[title]!.description ? { ...ref(title), description } : ref(title)
+  }
   return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, hoistNamed(v)]))
 }
 

@@ -3,25 +3,8 @@ import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
-import { SnapshotRecord } from '../snapshots/model'
+import { HistoryResponse } from './model'
 import { getHistory } from './service'
-import { VersionPage } from '../versions/model'
-
-const Locales = t.Array(t.String(), { description: 'Locale codes it carries' })
-
-export const HistoryResponse = t.Object({
-  id: t.String({ description: 'Canonical id' }),
-  draft: t.Union([
-    t.Object({ id: t.String(), updatedAt: t.String(), locales: Locales, dirtyLocales: t.Array(t.String()) }),
-    t.Null(),
-  ]),
-  scheduled: t.Union([
-    t.Object({ id: t.String(), publishAt: t.String(), scheduledBy: t.String(), locales: Locales }),
-    t.Null(),
-  ]),
-  snapshots: t.Array(t.Composite([SnapshotRecord, t.Object({ locales: Locales })]), { description: 'Active snapshots, newest first' }),
-  versions: t.Composite([VersionPage], { description: 'First page of GET /content/versions (start 0, page size 25)' }),
-})
 
 export function historyRoutes({ db }: AppDeps) {
   return new Elysia({ detail: { tags: ['versions'] } }).use(authGuard(db)).get(

@@ -166,6 +166,10 @@ test('shared schemas are named in components.schemas and referred to by $ref, so
     expect(json('/content/publish/{activeTeam}', 'post', '200').items).toEqual({ $ref: '#/components/schemas/BatchItem' })
     expect(json('/content/versions/{activeTeam}', 'get', '200')).toEqual({ $ref: '#/components/schemas/VersionPage' })
     expect(doc.components.schemas.VersionPage.properties.rows.items).toEqual({ $ref: '#/components/schemas/VersionRow' })
+    // The History drawer's answer is named, and its first page of versions is the version list's page, not a copy.
+    expect(json('/content/history/{activeTeam}', 'get', '200')).toEqual({ $ref: '#/components/schemas/History' })
+    expect(doc.components.schemas.History.properties.versions).toEqual({ $ref: '#/components/schemas/VersionPage', description: expect.stringContaining('First page') })
+    expect(doc.components.schemas.History.properties.snapshots.items).toEqual({ $ref: '#/components/schemas/HistorySnapshot' })
     expect(json('/teams/{teamId}/webhooks', 'get', '200').items).toEqual({ $ref: '#/components/schemas/WebhookRecord' })
     expect(doc.components.schemas.WebhookWithSecret.required).toContain('secret')
     // Every $ref names a schema that is there; no schema is left titled inline (it would be a second, unnamed copy).
