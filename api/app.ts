@@ -11,6 +11,7 @@ import { AppError, BatchError, busyAnswer, echoList, ProblemError } from './erro
 import { authenticateRequest } from './auth'
 import { normalizeOpenApi } from './openapi'
 import { checkDepth, isJsonMediaType, isUtf8Charset, readJsonBody } from './body'
+import { requestUrl } from './query'
 import type { AppDeps } from './deps'
 import { isLocked, writeLockFree } from '../db/client'
 import { contentRoutes } from './content'
@@ -149,15 +150,30 @@ async function exceeds(body: ReadableStream<Uint8Array>, max: number): Promise<b
   }
 }
 
+/**
+ * Serves `app` on a socket (api/main.ts). Bun hands a request's URL over as its path alone when
+ * `Host` is missing (an HTTP/1.0 health check, HAProxy's default) or is not a host (`a b`); Elysia
+ * then reads no query at all (`?id=` was "missing"). Such a request is served on `localhost`.
+ * `development: false`: an error that escapes the app is a bare 500, never Bun's HTML page with
+ * the stack and the source (NODE_ENV may well be unset).
+ */
+export function serveApp(app: { fetch: (request: Request) => Response | Promise<Response> }, opts: { hostname: string; port: number; maxBodyBytes: number }) {
+  return Bun.serve({
+    hostname: opts.hostname, port: opts.port, reusePort: false, development: false,
+    maxRequestBodySize: serverBodyCap(opts.maxBodyBytes),
+    fetch: (request) => app.fetch(URL.canParse(request.url) ? request : new Request(requestUrl(request).href, request)),
+  })
+}
+
 export function createApp(deps: AppDeps) {
   const max = deps.config.maxBodyBytes
   const open = publicPaths(deps.config.metricsPublic)
   const tooLarge = () => json(413, { error: 'payload_too_large', message: `The body exceeds ${max} bytes.` })
   // normalize: false so unknown properties are refused (400), not silently dropped.
-  const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: serverBodyCap(max) } })
+  const app = new Elysia({ normalize: false })
     .onRequest(({ request }) => {
       // Authenticate before parsing or validating: an anonymous caller learns nothing about bodies.
-      const url = new URL(request.url)
+      const url = requestUrl(request)
       if (!open.test(url.pathname)) {
         try {
           if (url.pathname.startsWith('/mcp/')) checkOrigin(request)
@@ -198,7 +214,7 @@ export function createApp(deps: AppDeps) {
       }
     })
     .onError({ as: 'global' }, ({ error, code, request }) => {
-      const url = new URL(request.url)
+      const url = requestUrl(request)
       // A known path under another method is 405 with the methods it takes (RFC 9110 15.5.6), not "no such route".
       const allow = code === 'NOT_FOUND' ? allowedMethods(app.routes, url.pathname) : []
       if (allow.length > 0 && !allow.includes(request.method)) {

@@ -4,7 +4,7 @@
  * on its own, e.g. by systemd on a new production database, answers no one until seeded.
  */
 import { openDbOrExit } from '../db/client'
-import { createApp } from './app'
+import { createApp, serveApp } from './app'
 import { loadConfigOrExit } from './config'
 import { createLogger } from './log'
 import { createMetrics, primePublishOutcomes } from './metrics'
@@ -19,11 +19,12 @@ if (!hasAnyTeam(db)) {
   log.warn({ databasePath: config.databasePath }, 'the database holds no team yet: create one with `bun run cli seed <file.json>` (README "Seeding")')
 }
 
-// Elysia asks Bun for SO_REUSEPORT by default: a second api on a busy port would then share it
+// No SO_REUSEPORT (Elysia's listen asks for it): a second api on a busy port would then share it
 // and the kernel would split requests between two databases. A busy port is an error instead.
 const app = createApp({ db, config, log, metrics })
+let server: ReturnType<typeof serveApp>
 try {
-  app.listen({ hostname: config.host, port: config.port, reusePort: false })
+  server = serveApp(app, { hostname: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes })
 } catch (e) {
   // One line, like every other startup failure, not Elysia's stack trace. Exit 1, not 78: the
   // port may be free again (or the address up) on systemd's next try.
@@ -33,11 +34,11 @@ try {
   process.exit(1)
 }
 // PORT=0 takes any free port: the log names the one the system gave.
-log.info({ host: config.host, port: app.server?.port ?? config.port, databasePath: config.databasePath }, 'api listening')
+log.info({ host: config.host, port: server.port, databasePath: config.databasePath }, 'api listening')
 
 const stop = async (signal: string) => {
   log.info({ signal }, 'api stopping')
-  await app.stop()
+  await server.stop()
   db.$client.close()
   process.exit(0)
 }

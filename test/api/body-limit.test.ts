@@ -1,21 +1,23 @@
 /**
- * The body limit through a real socket (`app.listen`), as clients meet it: `app.handle` tests
+ * The body limit through a real socket (`serveApp`, as api/main.ts serves), as clients meet it: `app.handle` tests
  * never reach Bun's own request-size check, which answers before any of our code runs.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { serveApp } from '../../api/app'
 
 let ctx: TestContext
+let server: ReturnType<typeof serveApp>
 let base: string
 const LIMIT = 64 * 1024
 
 beforeAll(async () => {
   ctx = await createTestContext({ env: { MAX_BODY_BYTES: String(LIMIT) } })
-  ctx.app.listen({ port: 0, hostname: '127.0.0.1' })
-  base = `http://127.0.0.1:${ctx.app.server!.port}`
+  server = serveApp(ctx.app, { hostname: '127.0.0.1', port: 0, maxBodyBytes: LIMIT })
+  base = `http://127.0.0.1:${server.port}`
 })
 afterAll(async () => {
-  await ctx.app.stop()
+  await server.stop()
   ctx.close()
 })
 

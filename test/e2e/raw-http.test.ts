@@ -1,0 +1,91 @@
+/**
+ * Requests as they come off the wire, to the real api process: an HTTP/1.0 health check without
+ * `Host` (HAProxy's default `httpchk`), and a `Host` that is no host. Bun hands such a request's
+ * URL over as the path alone; parsing it as a whole URL threw, and every route, `/health` too,
+ * answered Bun's HTML error page with a stack trace.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { connect } from 'node:net'
+import { join } from 'node:path'
+import { rmSync } from 'node:fs'
+import { openDb } from '../../db/client'
+import { seed } from '../../cli/seed'
+import { collectOutput, makeTestDir, testSeed, TEAM, TOKENS, waitFor } from '../helpers'
+
+const root = join(import.meta.dir, '../..')
+const dir = makeTestDir('raw-http-')
+const port = 20000 + Math.floor(Math.random() * 20000)
+let api: ReturnType<typeof Bun.spawn>
+let stderr: ReturnType<typeof collectOutput>
+let stdout: ReturnType<typeof collectOutput>
+
+beforeAll(async () => {
+  const path = join(dir, 'content.db')
+  const db = openDb(path)
+  seed(db, null, testSeed())
+  db.$client.close()
+  // Not NODE_ENV=production: Bun's development error page is what leaked the stack trace.
+  const { NODE_ENV: _, ...env } = process.env
+  api = Bun.spawn(['bun', 'api/main.ts'], { cwd: root, env: { ...env, PORT: String(port), DATABASE_PATH: path, LOG_LEVEL: 'info' }, stdout: 'pipe', stderr: 'pipe' })
+  stdout = collectOutput(api.stdout as ReadableStream<Uint8Array>)
+  stderr = collectOutput(api.stderr as ReadableStream<Uint8Array>)
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok, 20_000, 'api health')
+})
+afterAll(async () => {
+  api.kill('SIGTERM')
+  await api.exited
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** Sends `head` as written (no client fixes it up) and answers the status line, the content type and the body. */
+function raw(head: string): Promise<{ status: number; type: string | undefined; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(head))
+    let text = ''
+    socket.on('data', (d) => (text += d))
+    socket.on('error', reject)
+    socket.on('close', () => {
+      const [top, body = ''] = text.split('\r\n\r\n')
+      const type = /\r\ncontent-type: ([^\r]+)/i.exec(top!)?.[1]
+      resolve({ status: Number(top!.split(' ')[1]), type, body })
+    })
+  })
+}
+
+const auth = `Authorization: Bearer ${TOKENS.editor}\r\n`
+
+test('an HTTP/1.0 health check without Host is answered ok', async () => {
+  expect(await raw('GET /health HTTP/1.0\r\n\r\n')).toEqual({ status: 200, type: expect.stringMatching(/^application\/json/), body: '{"status":"ok"}' })
+})
+
+test.each([
+  ['none (HTTP/1.0)', 'HTTP/1.0', ''],
+  ['not a host', 'HTTP/1.1', 'Host: a b\r\n'],
+  ['a port out of range', 'HTTP/1.1', 'Host: x:99999\r\n'],
+])('Host %s: routes answer as usual, in JSON', async (_, version, host) => {
+  const get = (target: string, headers = auth) => raw(`GET ${target} ${version}\r\n${host}${headers}Connection: close\r\n\r\n`)
+  const doc = await get(`/content/${TEAM}?id=pages/home`)
+  expect({ status: doc.status, type: doc.type, id: JSON.parse(doc.body).id }).toEqual({ status: 200, type: expect.stringMatching(/^application\/json/), id: 'pages/home' })
+  const health = await get('/health', '')
+  expect({ status: health.status, body: health.body }).toEqual({ status: 200, body: '{"status":"ok"}' })
+  for (const [target, headers, status, error] of [
+    [`/content/${TEAM}?id=pages/none`, auth, 404, 'not_found'],
+    [`/content/${TEAM}?id=pages/home`, '', 401, 'unauthorized'],
+    ['/no/such/route', auth, 404, 'not_found'],
+    [`/content/versions/${TEAM}?id=a&id=b`, auth, 400, 'invalid_body'],
+  ] as const) {
+    const res = await get(target, headers)
+    expect({ target, status: res.status, type: res.type, error: JSON.parse(res.body).error }).toEqual({ target, status, type: expect.stringMatching(/^application\/json/), error })
+  }
+  // A POST (body read, MCP's own Request rebuilt from the URL) too.
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
+  const mcp = await raw(`POST /mcp/${TEAM} ${version}\r\n${host}${auth}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`)
+  expect({ status: mcp.status, tools: JSON.parse(mcp.body).result?.tools?.length }).toEqual({ status: 200, tools: 3 })
+})
+
+test('nothing of it reached stderr as a stack trace, and the log lines carry no query', async () => {
+  await Bun.sleep(100)
+  expect(stderr.text).toBe('')
+  expect(stdout.text).not.toContain('?id=')
+  expect(stdout.text).not.toMatch(/"level":50/)
+})
