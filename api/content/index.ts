@@ -16,7 +16,7 @@ const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
 const idQuery = t.Object({ id: t.String({ description: 'Document id: a canonical id or a sibling id (`<id>/draft`, ...)' }) }, { additionalProperties: true })
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 
-export function contentRoutes({ db }: AppDeps) {
+export function contentRoutes({ db, config }: AppDeps) {
   const app = new Elysia({ detail: { tags: ['content'] } })
     .use(authGuard(db))
     .get(
@@ -58,6 +58,7 @@ export function contentRoutes({ db }: AppDeps) {
       ({ params, query, body, headers, set, caller }) => {
         const row = patchDocument(db, {
           teamId: params.activeTeam, userId: caller.userId, id: query.id, patch: body, ifMatch: headers['if-match'], mayChangeLive: caller.capabilities.has('ChangeLiveContent'),
+          maxBytes: config.maxBodyBytes,
         })
         set.headers.etag = JSON.stringify(row.changeVector)
         return present(row)

@@ -181,11 +181,33 @@ function touchesProtected(op: Operation): boolean {
 }
 
 /**
+ * Applies `ops` to `doc` (a copy it may change) one at a time. A patch of a few KB could build a
+ * document of any size (`copy` of a large field, again and again, or of a field holding earlier
+ * copies: it doubles each time): a running upper bound of the result's JSON length (the document,
+ * plus each value added and each `copy`'s source) stops it at twice `maxBytes` before it is built,
+ * and the result may not be larger than a `POST` could write (`maxBytes`, MAX_BODY_BYTES): `413`.
+ */
+function applyBounded(doc: Record<string, unknown>, ops: Operation[], maxBytes: number): Record<string, unknown> {
+  const length = (value: unknown) => JSON.stringify(value)?.length ?? 0
+  const tooLarge = () => new AppError(413, 'payload_too_large', `The patched document would be larger than ${maxBytes} bytes (MAX_BODY_BYTES), more than a POST may write.`)
+  let bound = length(doc)
+  let result = doc
+  for (const [index, op] of ops.entries()) {
+    if (op.op === 'add' || op.op === 'replace') bound += length(op.value) + op.path.length
+    else if (op.op === 'copy') bound += length(jsonpatch.getValueByPointer(result, op.from)) + op.path.length
+    if (bound > 2 * maxBytes) throw tooLarge()
+    result = jsonpatch.applyOperation(result, op, true, true, true, index).newDocument as Record<string, unknown>
+  }
+  if (Buffer.byteLength(JSON.stringify(result) ?? '') > maxBytes) throw tooLarge()
+  return result
+}
+
+/**
  * Applies an RFC 6902 patch to a canonical or draft. Patching a draft that does not exist
  * yet creates it from the canonical, stamp removed. The result is validated and saved
  * through `writeDocument`, under the change vector read here.
  */
-export function patchDocument(db: Db, input: { teamId: string; userId: string; id: string | undefined; patch: unknown; ifMatch?: string; mayChangeLive?: boolean }) {
+export function patchDocument(db: Db, input: { teamId: string; userId: string; id: string | undefined; patch: unknown; ifMatch?: string; mayChangeLive?: boolean; maxBytes: number }) {
   const id = input.id
   if (!id) throw badRequest('missing_id', 'Query parameter `id` is required.')
   if (!Array.isArray(input.patch)) throw badRequest('invalid_patch', 'The body must be a JSON Patch array (RFC 6902).')
@@ -210,8 +232,9 @@ export function patchDocument(db: Db, input: { teamId: string; userId: string; i
     const doc = stripStamp(structuredClone(base.body))
     let result: Record<string, unknown>
     try {
-      result = jsonpatch.applyPatch(doc, ops, true, false).newDocument as Record<string, unknown>
+      result = applyBounded(doc, ops, input.maxBytes)
     } catch (e) {
+      if (e instanceof AppError) throw e
       // fast-json-patch names its refusals (OPERATION_PATH_UNRESOLVABLE, TEST_OPERATION_FAILED...);
       // its prototype guard throws a plain TypeError, whose name would tell the caller nothing.
       const name = (e as Error).name

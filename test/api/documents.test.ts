@@ -254,6 +254,35 @@ describe('bad input gets a clear 4xx and writes nothing', () => {
 })
 
 describe('PATCH /content/{activeTeam}', () => {
+  test('a small patch cannot build a document larger than a POST may write: copies are counted before they are made (413), nothing written', async () => {
+    const LIMIT = 64 * 1024
+    const own = await createTestContext({ env: { MAX_BODY_BYTES: String(LIMIT) } })
+    try {
+      const call = (body: unknown) => own.call('PATCH', `${base}?id=pages/amp/draft`, { body })
+      expect((await own.call('POST', base, { body: page('pages/amp/draft') })).status).toBe(200)
+      const before = (await own.call('GET', `${base}?id=pages/amp/draft`)).body
+      const big = 'x'.repeat(20 * 1024)
+      // Each copy of a 20 KB field: the fourth passes 64 KB. And a field holding copies, copied into itself, doubles each time.
+      const copies = [{ op: 'add', path: '/fields/a', value: big }, ...Array.from({ length: 50 }, (_, i) => ({ op: 'copy', from: '/fields/a', path: `/fields/c${i}` }))]
+      const doubling = [{ op: 'add', path: '/fields/a', value: { v: 'y'.repeat(1000) } }, ...Array.from({ length: 60 }, (_, i) => ({ op: 'copy', from: '/fields/a', path: `/fields/a/d${i}` }))]
+      for (const body of [copies, doubling]) {
+        const t = performance.now()
+        const res = await call(body)
+        expect({ status: res.status, body: res.body }).toEqual({ status: 413, body: { error: 'payload_too_large', message: `The patched document would be larger than ${LIMIT} bytes (MAX_BODY_BYTES), more than a POST may write.` } })
+        expect(performance.now() - t).toBeLessThan(1000) // refused before it was built, not after
+      }
+      expect((await own.call('GET', `${base}?id=pages/amp/draft`)).body).toEqual(before)
+      // Up to the limit is fine: two copies (60 KB in all) are written.
+      const ok = await call(copies.slice(0, 3))
+      expect({ status: ok.status, fields: Object.keys(ok.body.fields).sort() }).toEqual({ status: 200, fields: ['a', 'c0', 'c1', 'parent'] })
+      // A patch that replaces a large field with another as large is not counted twice past the limit.
+      const swap = await call([{ op: 'replace', path: '/fields/a', value: 'z'.repeat(20 * 1024) }, { op: 'remove', path: '/fields/c0' }, { op: 'replace', path: '/fields/c1', value: 'w'.repeat(20 * 1024) }])
+      expect(swap.status).toBe(200)
+    } finally {
+      own.close()
+    }
+  })
+
   test('applies an RFC 6902 patch', async () => {
     await ctx.call('POST', base, { body: page('pages/p1') })
     const res = await ctx.call('PATCH', `${base}?id=pages/p1`, { body: [{ op: 'add', path: '/locales/de', value: { title: 'D', slug: 'd' } }] })
