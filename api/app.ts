@@ -107,7 +107,8 @@ type SchemaError = { path?: string; message?: string; type?: number; value?: unk
 
 function validationMessage(error: unknown): string {
   const first = (error as { all?: SchemaError[] }).all?.[0]
-  return first ? `Invalid request: ${first.path || 'body'} ${expectation(first)}`.trim() : 'Invalid request.'
+  // The path holds the client's own keys (an unknown 900 KB key): cut like every other echo.
+  return first ? `Invalid request: ${first.path ? echoList([first.path]) : 'body'} ${expectation(first)}`.trim() : 'Invalid request.'
 }
 
 /**

@@ -51,7 +51,7 @@ function mcpServer(ctx: ToolContext): Server {
 const JsonRpcMessage = t.Object({
   jsonrpc: t.Literal('2.0'),
   method: t.String({ maxLength: 200 }),
-  id: t.Optional(t.Union([t.String({ maxLength: 200 }), t.Number()])),
+  id: t.Optional(t.Union([t.String({ maxLength: 200 }), t.Integer()])),
   params: t.Optional(t.Object({ arguments: t.Optional(t.Record(t.String(), t.Unknown())) }, { additionalProperties: true })),
 }, { additionalProperties: false, description: 'One JSON-RPC 2.0 request or notification of the Model Context Protocol (no batches)' })
 
@@ -84,6 +84,20 @@ export function checkOrigin(request: Request): void {
   }
 }
 
+/**
+ * What the schema cannot say in the api's own codes, before it is checked: the SDK would answer
+ * these in JSON-RPC's shape (a fractional `id` as a parse error, a `tools/call` without a tool
+ * name as an internal error with its validator's dump), and a long string `id` would be the
+ * schema's `invalid_id`, the code of document ids.
+ */
+function messageProblem(body: unknown): void {
+  const { id, method, params } = (body ?? {}) as { id?: unknown; method?: unknown; params?: { name?: unknown } }
+  const bad = (message: string) => new AppError(400, 'invalid_body', message)
+  if (typeof id === 'number' && !Number.isSafeInteger(id)) throw bad('`id` must be a string or a whole number.')
+  if (typeof id === 'string' && id.length > 200) throw bad('`id` must be at most 200 characters.')
+  if (method === 'tools/call' && typeof params?.name !== 'string') throw bad('`params.name` (the tool to call) is required for tools/call, a string.')
+}
+
 export function assistantRoutes({ db, metrics, log }: AppDeps) {
   return new Elysia({ name: 'assistant', detail: { tags: ['assistant'] } }).use(authGuard(db)).post(
     '/mcp/:activeTeam',
@@ -95,6 +109,8 @@ export function assistantRoutes({ db, metrics, log }: AppDeps) {
       // the OpenAPI document sends `application/json` only, where the SDK would insist on both types.
       const headers = new Headers(request.headers)
       headers.set('accept', 'application/json, text/event-stream')
+      // The app took any JSON media type (`application/vnd.acme+json`); the SDK takes only this one.
+      headers.set('content-type', 'application/json')
       // The app has read and checked the body already (api/body.ts): the transport takes it parsed.
       return transport.handleRequest(new Request(url.href, { method: 'POST', headers }), { parsedBody: body })
     },
@@ -103,9 +119,11 @@ export function assistantRoutes({ db, metrics, log }: AppDeps) {
       // Before the schema's generic "Expected object", after the caller's check (this hook runs
       // ahead of `requires`, so it authorises first itself: an outsider gets 403 for any body).
       transform({ body, request, params }) {
-        if (!Array.isArray(body)) return
-        authorize(db, request, (params as { activeTeam: string }).activeTeam, ['EditContent'])
-        throw new AppError(400, 'invalid_body', 'Send one JSON-RPC message per request: batches are not taken (MCP 2025-06-18 dropped them).')
+        if (Array.isArray(body)) {
+          authorize(db, request, (params as { activeTeam: string }).activeTeam, ['EditContent'])
+          throw new AppError(400, 'invalid_body', 'Send one JSON-RPC message per request: batches are not taken (MCP 2025-06-18 dropped them).')
+        }
+        messageProblem(body)
       },
       params: t.Object({ activeTeam: t.String({ maxLength: 200 }) }),
       body: JsonRpcMessage,

@@ -55,6 +55,8 @@ export function parseBody(raw: string, fields: ReadonlySet<string> = RESTORE_FIE
 export function readRestoreRequest(body: Record<string, unknown>): RestoreCommand {
   const { kind } = body
   if (kind !== 'revision' && kind !== 'snapshot') throw badRequest('bad_kind', '`kind` must be `revision` or `snapshot`.')
+  // The field this kind does not use is still a string or absent, as for the other kind.
+  textField(body, kind === 'revision' ? 'snapshotId' : 'version')
   if (kind === 'revision') {
     const id = textField(body, 'documentId')
     if (id === null) throw badRequest('missing_id', '`documentId` is required for `kind: revision`.')

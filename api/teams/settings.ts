@@ -6,7 +6,7 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Conn, Db } from '../../db/client'
 import { contentTypes, teams } from '../../db/schema'
-import { badRequest, notFound } from '../errors'
+import { badRequest, echoList, notFound } from '../errors'
 import { recordSiteChange } from '../webhooks/events'
 import { getContentType, getTeam } from './service'
 import { isSiteVisibleChange } from './site-visible'
@@ -47,7 +47,7 @@ export function setLocalization(db: Db, a: Actor, input: { fallbacks: Record<str
     const team = requireTeam(tx, a.teamId)
     for (const [from, to] of Object.entries(input.fallbacks)) {
       if (!team.locales.includes(from) || !team.locales.includes(to) || from === to) {
-        throw badRequest('invalid_body', `Fallback ${from} -> ${to} must join two different configured locales.`)
+        throw badRequest('invalid_body', `Fallback ${echoList([from])} -> ${echoList([to])} must join two different configured locales.`)
       }
     }
     // A chain that comes back to where it started (`de -> fr -> de`) never finds content.

@@ -7,6 +7,7 @@
  * missing ancestor) makes the event `scope: "site"` rather than guessing.
  */
 import { echoList } from '../errors'
+import { isValidCanonicalId } from '../content/ids'
 
 /** What the URL rules need of one page. */
 export interface PageNode {
@@ -110,7 +111,10 @@ const isNoParent = (parent: unknown) => parent === undefined || parent === null 
  */
 export function pageFieldProblem(body: { fields?: Record<string, unknown>; locales?: Record<string, unknown> }): { code: 'invalid_slug' | 'invalid_body'; message: string } | null {
   const parent = body.fields?.parent
-  if (typeof parent !== 'string' && !isNoParent(parent)) return { code: 'invalid_body', message: '`fields.parent` must be the id of the parent page (a string) or null.' }
+  // A sibling (`x/draft`), `../x` or an over-long id names no page: its children got `scope: "site"` on every event.
+  if (!isNoParent(parent) && (typeof parent !== 'string' || !isValidCanonicalId(parent))) {
+    return { code: 'invalid_body', message: '`fields.parent` must be the canonical id of the parent page, or null (or empty) for a root page.' }
+  }
   const bad = Object.entries(body.locales ?? {}).filter(([, v]) => {
     const slug = (v as Record<string, unknown> | undefined)?.slug
     return slug !== undefined && slug !== null && (typeof slug !== 'string' || !isValidSlug(slug))

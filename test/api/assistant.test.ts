@@ -206,6 +206,22 @@ describe('MCP requests the route refuses or serves plainly', () => {
     }
   })
 
+  test("ids, tool calls and JSON media types the SDK would answer in JSON-RPC's shape are the api's 400 invalid_body, or served", async () => {
+    const post = (body: unknown, headers: Record<string, string> = {}) => ctx.call('POST', `/mcp/${TEAM}`, { body: JSON.stringify(body), headers })
+    for (const [body, says] of [
+      [{ jsonrpc: '2.0', id: 1.5, method: 'tools/list' }, '`id`'],
+      [{ jsonrpc: '2.0', id: 1e308, method: 'tools/list' }, '`id`'],
+      [{ jsonrpc: '2.0', id: 'i'.repeat(201), method: 'tools/list' }, '`id`'],
+      [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} }, '`params.name`'],
+      [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 5 } }, '`params.name`'],
+    ] as const) {
+      const res = await post(body)
+      expect({ body, status: res.status, error: res.body.error, says: res.body.message?.includes(says) }).toEqual({ body, status: 400, error: 'invalid_body', says: true })
+    }
+    const vendor = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'content-type': 'application/vnd.acme+json' })
+    expect({ status: vendor.status, tools: vendor.body.result?.tools?.length }).toEqual({ status: 200, tools: 3 })
+  })
+
   test('any Accept is answered JSON: a generated client sending application/json only gets the answer, not 406', async () => {
     for (const accept of ['application/json', '*/*', null]) {
       const res = await ctx.call('POST', `/mcp/${TEAM}`, { body: INIT, headers: accept ? { accept } : {} })

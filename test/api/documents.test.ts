@@ -219,9 +219,10 @@ describe('bad input gets a clear 4xx and writes nothing', () => {
       const res = await ctx.call('POST', base, { body: page('pages/typed', { en: { title: 'T', slug } }) })
       expect({ slug, status: res.status, error: res.body.error }).toEqual({ slug, status: 400, error: 'invalid_slug' })
     }
-    for (const parent of [{ x: 1 }, 7, ['pages/home'], false]) {
+    // Nor a string that names no page: a sibling, a relative path, an over-long id.
+    for (const parent of [{ x: 1 }, 7, ['pages/home'], false, 'pages/home/draft', 'pages/home/snapshot/t', '../x', 'pages//home', 'p'.repeat(481)]) {
       const res = await ctx.call('POST', base, { body: page('pages/typed', undefined, { parent }) })
-      expect({ parent, status: res.status, body: res.body }).toEqual({ parent, status: 400, body: { error: 'invalid_body', message: '`fields.parent` must be the id of the parent page (a string) or null.' } })
+      expect({ parent, status: res.status, body: res.body }).toEqual({ parent, status: 400, body: { error: 'invalid_body', message: '`fields.parent` must be the canonical id of the parent page, or null (or empty) for a root page.' } })
     }
     expect((await ctx.call('GET', `${base}?id=pages/typed`)).status).toBe(404)
     expect((await ctx.call('POST', base, { body: page('pages/typed', { en: { title: 'T', slug: null } }, { parent: null }) })).status).toBe(200)

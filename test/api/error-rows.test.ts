@@ -96,3 +96,18 @@ test('a restore under a stale If-Match is the 409 batch list, its reason saying 
   const res = await applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1 }, { headers: { 'if-match': '"A:1-nonode"' } })
   expect({ status: res.status, body: res.body }).toEqual({ status: 409, body: [{ id: ID, status: 1, reason: 'The draft is not at the version If-Match names: it changed since you read it, or there is no draft. Save your pending edits, re-read it and retry.' }] })
 })
+
+test("a message never sends a client's long key or value back whole (an unknown 10 KB key, a 10 KB fallback)", async () => {
+  const long = 'k'.repeat(10_000)
+  const settings = { token: TOKENS.editor }
+  for (const [method, url, body, opts] of [
+    ['POST', `/content/${TEAM}`, { id: 'pages/echo', contentType: 'page', [long]: 1 }, {}],
+    ['POST', `/content/${TEAM}`, { id: 'pages/echo', contentType: 'page', locales: { [long]: 5 } }, {}],
+    ['POST', `/teams/${TEAM}/webhooks`, { label: 'x', provider: 'custom', target: 'https://example.com/h', [long]: 1 }, { token: TOKENS.webhooks }],
+    ['PUT', `/teams/${TEAM}/localization`, { fallbacks: { en: long } }, settings],
+  ] as const) {
+    const res = await ctx.call(method, url, { body, ...opts })
+    expectError(res, 400, 'invalid_body')
+    expect({ url, length: res.body.message.length < 300, echoed: res.body.message.includes('kkk...') }).toEqual({ url, length: true, echoed: true })
+  }
+})

@@ -65,6 +65,12 @@ test('an impossible calendar date is refused, not rolled over (publishAt and exp
   const snapshot = await ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: 'pages/home', expiresAt: '2030-02-31T00:00:00Z' } })
   expect({ status: snapshot.status, body: snapshot.body }).toEqual({ status: 400, body: err('bad_expiry') })
   expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/home', publishAt: '2031-02-28T10:00:00Z' } })).status).toBe(201)
+  // Hour 24 (ISO 8601's end of day) would be the next day's midnight: RFC 3339 stops at 23.
+  const midnight = await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/home', publishAt: '2031-01-01T24:00:00Z' } })
+  expect({ status: midnight.status, body: midnight.body }).toEqual({ status: 400, body: err('invalid_body') })
+  const expiry = await ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: 'pages/home', expiresAt: '2031-01-01T24:00:00Z' } })
+  expect({ status: expiry.status, body: expiry.body }).toEqual({ status: 400, body: err('bad_expiry') })
+  expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/home', publishAt: '2031-01-01T23:59:59Z' } })).status).toBe(201)
 })
 
 test('history ignores unknown query parameters like the version list', async () => {

@@ -78,6 +78,10 @@ test('400 {error: invalid_body} for an id or version of the wrong type: sent, no
     [{ kind: 'revision', documentId: [ID], version: v1 }, 'documentId'],
     [{ kind: 'snapshot', snapshotId: { id: 'x' } }, 'snapshotId'],
     [{ kind: 'snapshot', snapshotId: `${ID}/snapshot/AAAAAAAAAAAAAAAAAAAAAA`, documentId: true }, 'documentId'],
+    // The field the kind does not use too: it was ignored, and the restore carried out.
+    [{ kind: 'revision', documentId: ID, version: v1, snapshotId: {} }, 'snapshotId'],
+    [{ kind: 'revision', documentId: ID, version: v1, snapshotId: 5 }, 'snapshotId'],
+    [{ kind: 'snapshot', snapshotId: `${ID}/snapshot/AAAAAAAAAAAAAAAAAAAAAA`, version: ['x'] }, 'version'],
   ] as const) {
     const res = await applyVersion(ctx, body)
     expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: `\`${field}\` must be a string.` } })
