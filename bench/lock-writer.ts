@@ -1,7 +1,7 @@
 /**
- * Another process's writer, for the benches: from `start`, commits one small write every 2 ms
- * to `path` (in a table of its own) and times how long each waited for the write lock, until
- * the file `stop` exists; then prints `{n, p50, p99, max}` in ms as JSON.
+ * Another process's writer, for the benches: commits one small write every 2 ms to `path`
+ * (a table of its own) and times how long each waited for the write lock, until the file
+ * `stop` exists; then prints `{n, p50, p99, max}` in ms as JSON.
  *   bun bench/lock-writer.ts <database> <stop-file>
  */
 import { Database } from 'bun:sqlite'

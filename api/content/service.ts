@@ -187,6 +187,15 @@ function touchesProtected(op: Operation): boolean {
  * plus each value added and each `copy`'s source) stops it at twice `maxBytes` before it is built,
  * and the result may not be larger than a `POST` could write (`maxBytes`, MAX_BODY_BYTES): `413`.
  */
+/** The value at `pointer`, or undefined where there is none (the operation itself then names its refusal). */
+function valueAt(doc: unknown, pointer: string): unknown {
+  try {
+    return jsonpatch.getValueByPointer(doc, pointer)
+  } catch {
+    return undefined // a pointer through null or a missing parent throws a bare TypeError
+  }
+}
+
 function applyBounded(doc: Record<string, unknown>, ops: Operation[], maxBytes: number): Record<string, unknown> {
   const length = (value: unknown) => JSON.stringify(value)?.length ?? 0
   const tooLarge = () => new AppError(413, 'payload_too_large', `The patched document would be larger than ${maxBytes} bytes (MAX_BODY_BYTES), more than a POST may write.`)
@@ -194,7 +203,7 @@ function applyBounded(doc: Record<string, unknown>, ops: Operation[], maxBytes: 
   let result = doc
   for (const [index, op] of ops.entries()) {
     if (op.op === 'add' || op.op === 'replace') bound += length(op.value) + op.path.length
-    else if (op.op === 'copy') bound += length(jsonpatch.getValueByPointer(result, op.from)) + op.path.length
+    else if (op.op === 'copy') bound += length(valueAt(result, op.from)) + op.path.length
     if (bound > 2 * maxBytes) throw tooLarge()
     result = jsonpatch.applyOperation(result, op, true, true, true, index).newDocument as Record<string, unknown>
   }

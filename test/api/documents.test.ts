@@ -276,6 +276,11 @@ describe('PATCH /content/{activeTeam}', () => {
       // Up to the limit is fine: two copies (60 KB in all) are written.
       const ok = await call(copies.slice(0, 3))
       expect({ status: ok.status, fields: Object.keys(ok.body.fields).sort() }).toEqual({ status: 200, fields: ['a', 'c0', 'c1', 'parent'] })
+      // A copy from nowhere (through null, through a missing field) is still the patch's own refusal.
+      for (const from of ['/fields/parent/x', '/nope/a/b']) {
+        const res = await call([{ op: 'copy', from, path: '/fields/z' }])
+        expect({ from, status: res.status, body: res.body }).toEqual({ from, status: 400, body: { error: 'invalid_patch', message: 'The patch does not apply: OPERATION_FROM_UNRESOLVABLE.' } })
+      }
       // A patch that replaces a large field with another as large is not counted twice past the limit.
       const swap = await call([{ op: 'replace', path: '/fields/a', value: 'z'.repeat(20 * 1024) }, { op: 'remove', path: '/fields/c0' }, { op: 'replace', path: '/fields/c1', value: 'w'.repeat(20 * 1024) }])
       expect(swap.status).toBe(200)
