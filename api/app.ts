@@ -11,7 +11,6 @@ import { AppError, BatchError, busyAnswer, echoList, ProblemError } from './erro
 import { authenticateRequest } from './auth'
 import { normalizeOpenApi } from './openapi'
 import { checkDepth, isJsonMediaType, isUtf8Charset, readJsonBody } from './body'
-import { requestUrl } from './query'
 import type { AppDeps } from './deps'
 import { isLocked, writeLockFree } from '../db/client'
 import { contentRoutes } from './content'
@@ -152,17 +151,26 @@ async function exceeds(body: ReadableStream<Uint8Array>, max: number): Promise<b
 }
 
 /**
- * Serves `app` on a socket (api/main.ts). Bun hands a request's URL over as its path alone when
- * `Host` is missing (an HTTP/1.0 health check, HAProxy's default) or is not a host (`a b`); Elysia
- * then reads no query at all (`?id=` was "missing"). Such a request is served on `localhost`.
- * `development: false`: an error that escapes the app is a bare 500, never Bun's HTML page with
- * the stack and the source (NODE_ENV may well be unset).
+ * `raw` (a request's URL as Bun hands it over) made absolute. Bun gives the path alone when
+ * `Host` is missing (an HTTP/1.0 health check, HAProxy's default) or is not a host (`a b`), and
+ * a URL that does not parse when its port is out of range (`x:99999`): the app's `new URL()`
+ * threw (a 500 on every route), and Elysia read no query at all. Such a request goes to `localhost`.
+ */
+function absoluteUrl(raw: string): string {
+  const path = raw.startsWith('/') ? raw : raw.slice(Math.max(0, raw.indexOf('/', raw.indexOf('//') + 2)))
+  return new URL(path.startsWith('/') ? path : '/', 'http://localhost').href
+}
+
+/**
+ * Serves `app` on a socket (api/main.ts); every request reaches the app with an absolute URL
+ * (`absoluteUrl`). `development: false`: an error that escapes the app is a bare 500, never
+ * Bun's HTML page with the stack and the source (NODE_ENV may well be unset).
  */
 export function serveApp(app: { fetch: (request: Request) => Response | Promise<Response> }, opts: { hostname: string; port: number; maxBodyBytes: number }) {
   return Bun.serve({
     hostname: opts.hostname, port: opts.port, reusePort: false, development: false,
     maxRequestBodySize: serverBodyCap(opts.maxBodyBytes),
-    fetch: (request) => app.fetch(URL.canParse(request.url) ? request : new Request(requestUrl(request).href, request)),
+    fetch: (request) => app.fetch(URL.canParse(request.url) ? request : new Request(absoluteUrl(request.url), request)),
   })
 }
 
@@ -174,7 +182,7 @@ export function createApp(deps: AppDeps) {
   const app = new Elysia({ normalize: false })
     .onRequest(({ request }) => {
       // Authenticate before parsing or validating: an anonymous caller learns nothing about bodies.
-      const url = requestUrl(request)
+      const url = new URL(request.url)
       if (!open.test(url.pathname)) {
         try {
           if (url.pathname.startsWith('/mcp/')) checkOrigin(request)
@@ -215,7 +223,7 @@ export function createApp(deps: AppDeps) {
       }
     })
     .onError({ as: 'global' }, ({ error, code, request }) => {
-      const url = requestUrl(request)
+      const url = new URL(request.url)
       // A known path under another method is 405 with the methods it takes (RFC 9110 15.5.6), not "no such route".
       const allow = code === 'NOT_FOUND' ? allowedMethods(app.routes, url.pathname) : []
       if (allow.length > 0 && !allow.includes(request.method)) {

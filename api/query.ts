@@ -16,16 +16,3 @@ export function pageSizeParam(text: string | undefined, opts: { name: string; fa
   if (!(n >= 1)) throw badRequest(opts.code, `\`${opts.name}\` must be a positive integer.`)
   return Math.min(n, opts.max)
 }
-
-/**
- * The request's URL. Bun hands over only the path (`/health`) when the `Host` header is missing
- * (an HTTP/1.0 health check) or is not a host (`a b`), and a URL that does not parse when its port
- * is out of range (`x:99999`): `new URL(request.url)` would throw and answer a 500 with a stack
- * trace. The router reads the path alone, so such a request is served as any other, on `localhost`.
- */
-export function requestUrl(request: Request): URL {
-  const raw = request.url
-  if (URL.canParse(raw)) return new URL(raw)
-  const path = raw.startsWith('/') ? raw : raw.slice(Math.max(0, raw.indexOf('/', raw.indexOf('//') + 2)))
-  return new URL(path.startsWith('/') ? path : '/', 'http://localhost')
-}

@@ -13,7 +13,6 @@ import { authGuard, authorize } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
 import { AppError } from '../errors'
-import { requestUrl } from '../query'
 import { callTool, TOOLS, toolsFor, type ToolContext, type ToolName } from './tools'
 
 const isTool = (name: string): name is ToolName => Object.hasOwn(TOOLS, name)
@@ -79,7 +78,7 @@ export function checkOrigin(request: Request): void {
   } catch {
     // `null` (a sandboxed or file page) and anything else that is not an origin stay refused.
   }
-  if (host === null || host !== (request.headers.get('host') ?? requestUrl(request).host).toLowerCase()) {
+  if (host === null || host !== (request.headers.get('host') ?? new URL(request.url).host).toLowerCase()) {
     throw new AppError(403, 'forbidden', 'This MCP server answers browser pages of its own origin only (Origin must match Host); MCP clients outside a browser send no Origin.')
   }
 }
@@ -103,7 +102,7 @@ export function assistantRoutes({ db, metrics, log }: AppDeps) {
     '/mcp/:activeTeam',
     async ({ body, request, caller }) => {
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-      const url = requestUrl(request)
+      const url = new URL(request.url)
       await mcpServer({ db, metrics, log: log.child({ method: 'POST', path: url.pathname }), caller }).connect(transport)
       // Answers are always JSON here (no stream), so any Accept is served: a client generated from
       // the OpenAPI document sends `application/json` only, where the SDK would insist on both types.

@@ -13,7 +13,7 @@ import { AppError, busyAnswer } from '../errors'
 import type { Logger } from '../log'
 import type { Metrics } from '../metrics'
 import { ActivityView, BatchList, DocumentList, DocumentView, PublishInput } from '../content/model'
-import { listDocuments } from '../content/list'
+import { LIST_PAGE, listDocuments } from '../content/list'
 import { present, readDocument } from '../content/service'
 import { publishBatch } from '../publish/service'
 
@@ -51,7 +51,7 @@ const GetInput = t.Object(
 const ListInput = t.Object({
   collection: t.Optional(t.String({ maxLength: 200, description: 'Only documents of this collection (`pages`)' })),
   after: t.Optional(t.String({ maxLength: 1024, description: 'The `nextAfter` of the previous page' })),
-  pageSize: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: 'Rows per page (default 25)' })),
+  pageSize: t.Optional(t.Integer({ minimum: 1, maximum: LIST_PAGE.max, description: `Rows per page (default ${LIST_PAGE.fallback})` })),
 }, { additionalProperties: false })
 
 /** The tools by their MCP names. */
@@ -75,13 +75,13 @@ export const TOOLS = {
   list_content: tool({
     description:
       "List this team's documents, one row per canonical id in id order: content type, collection, whether it is published or archived, " +
-      'whether it has a draft and which of its locales are unpublished (`dirtyLocales`). Pages of `pageSize` (default 25, at most 100); pass `nextAfter` as `after` for the next.',
+      `whether it has a draft and which of its locales are unpublished (\`dirtyLocales\`). Pages of \`pageSize\` (default ${LIST_PAGE.fallback}, at most ${LIST_PAGE.max}); pass \`nextAfter\` as \`after\` for the next.`,
     requires: [],
     writes: false,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     input: ListInput,
     output: DocumentList,
-    run: ({ db, caller }, args) => listDocuments(db, caller.teamId, { collection: args.collection, after: args.after, pageSize: args.pageSize ?? 25 }) as Record<string, unknown>,
+    run: ({ db, caller }, args) => listDocuments(db, caller.teamId, { collection: args.collection, after: args.after, pageSize: args.pageSize ?? LIST_PAGE.fallback }) as Record<string, unknown>,
   }),
   get_content: tool({
     description: 'Read one document of this team as it is stored now: the live canonical, or its draft, scheduled or snapshot sibling.',

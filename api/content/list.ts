@@ -8,8 +8,11 @@ import type { Db } from '../../db/client'
 import { pageSizeParam } from '../query'
 import type { DocumentList, DocumentSummary } from './model'
 
-/** `pageSize` as text: at least 1, capped at 100; unset or empty is 25; else `400 bad_paging`, as on the version list. */
-export const parseListPageSize = (text: string | undefined) => pageSizeParam(text, { name: 'pageSize', fallback: 25, max: 100, code: 'bad_paging' })
+/** Rows of a list page: by default, and at most. */
+export const LIST_PAGE = { fallback: 25, max: 100 } as const
+
+/** `pageSize` as text: at least 1, capped at `LIST_PAGE.max`; unset or empty is `LIST_PAGE.fallback`; else `400 bad_paging`, as on the version list. */
+export const parseListPageSize = (text: string | undefined) => pageSizeParam(text, { name: 'pageSize', ...LIST_PAGE, code: 'bad_paging' })
 
 interface Row {
   canonical_id: string
