@@ -35,14 +35,20 @@
  *   `Document`, `BatchItem`, `ErrorBody`, ...) is written once under `components.schemas` and referred
  *   to by `$ref` everywhere it occurs, so generated clients get a type of that name.
  */
+import { JsonRpcAnswer, JsonRpcMessage } from './assistant/model'
 import {
-  ActivityEntry, ActivityView, BatchItem, Document, DocumentInput, DocumentList, DocumentSummary, DocumentView, ErrorBody, FailureList, JsonPatch, JsonPatchOperation, Metadata,
+  ActivityEntry, ActivityView, BatchIds, BatchItem, Document, DocumentInput, DocumentList, DocumentSummary, DocumentView, ErrorBody, FailureList, JsonPatch,
+  JsonPatchOperation, Metadata, PublishInput, ScheduledPublish, ScheduleRequest,
 } from './content/model'
 import { HistoryResponse, HistorySnapshot } from './history/model'
-import { ProblemBody } from './restore/model'
-import { SnapshotRecord } from './snapshots/model'
+import { Health } from './ops/model'
+import { ApplySnapshotRequest, ProblemBody, RestoreRequest, RestoreResult } from './restore/model'
+import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotRecord } from './snapshots/model'
+import { ContentIndexDefinition, ContentIndexResult, ContentTypeInput, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from './teams/model'
 import { VersionPage, VersionRow } from './versions/model'
-import { AttemptView, DeliveryView, EVENT_TYPES, EventPayload, TestResult, WebhookCreate, WebhookRecord, WebhookWithSecret } from './webhooks/model'
+import {
+  AttemptView, DeliveryView, EVENT_TYPES, EventPayload, RedeliveryAccepted, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret,
+} from './webhooks/model'
 
 /** Media types the API reads and writes. */
 const MEDIA_TYPES = new Set(['application/json', 'application/problem+json', 'text/plain; version=0.0.4'])
@@ -140,7 +146,8 @@ function fixSchema(schema: unknown): unknown {
   if (!schema || typeof schema !== 'object') return schema
   const fixed: Json = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, fixSchema(v)]))
   const pattern = fixed.patternProperties
-  if (pattern && Object.keys(pattern).length === 1 && ANY_KEY in pattern && fixed.additionalProperties === undefined) {
+  // TypeBox writes `additionalProperties: false` beside it (moot: the pattern takes every key).
+  if (pattern && Object.keys(pattern).length === 1 && ANY_KEY in pattern && (fixed.additionalProperties === undefined || fixed.additionalProperties === false)) {
     const { patternProperties: _, ...rest } = fixed
     return { ...rest, additionalProperties: pattern[ANY_KEY] }
   }
@@ -172,6 +179,10 @@ const NAMED: Record<string, Json> = Object.fromEntries([
   DocumentInput, Document, Metadata, JsonPatch, JsonPatchOperation, DocumentView, ActivityEntry, ActivityView, BatchItem, FailureList.items, ErrorBody,
   VersionRow, VersionPage, SnapshotRecord, WebhookCreate, WebhookRecord, WebhookWithSecret, TestResult, AttemptView, DeliveryView, ProblemBody,
   EventPayload, DocumentSummary, DocumentList, HistoryResponse, HistorySnapshot,
+  BatchIds, PublishInput, ScheduleRequest, ScheduledPublish, RestoreRequest, ApplySnapshotRequest, RestoreResult,
+  CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, WebhookPatch, RedeliveryAccepted,
+  LocalesInput, LocalizationInput, TeamLocales, ContentTypeInput, ContentTypeResult, ContentIndexDefinition, ContentIndexResult,
+  JsonRpcMessage, JsonRpcAnswer, Health,
 ].map((schema) => [schema.title as string, schema]))
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })

@@ -13,6 +13,7 @@ import { authGuard, authorize } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
 import { AppError } from '../errors'
+import { JsonRpcAnswer, JsonRpcMessage } from './model'
 import { callTool, TOOLS, toolsFor, type ToolContext, type ToolName } from './tools'
 
 const isTool = (name: string): name is ToolName => Object.hasOwn(TOOLS, name)
@@ -42,24 +43,6 @@ function mcpServer(ctx: ToolContext): Server {
   })
   return server
 }
-
-/**
- * One JSON-RPC message, no batch: MCP 2025-06-18 dropped batches, and a batch of 100 publishes
- * of 100 ids each would step around the publish limit of 100 ids (README "Limits").
- */
-const JsonRpcMessage = t.Object({
-  jsonrpc: t.Literal('2.0'),
-  method: t.String({ maxLength: 200 }),
-  id: t.Optional(t.Union([t.String({ maxLength: 200 }), t.Integer()])),
-  params: t.Optional(t.Object({ arguments: t.Optional(t.Record(t.String(), t.Unknown())) }, { additionalProperties: true })),
-}, { additionalProperties: false, description: 'One JSON-RPC 2.0 request or notification of the Model Context Protocol (no batches)' })
-
-const JsonRpcAnswer = t.Object({
-  jsonrpc: t.Literal('2.0'),
-  id: t.Union([t.String(), t.Number(), t.Null()]),
-  result: t.Optional(t.Record(t.String(), t.Unknown())),
-  error: t.Optional(t.Object({ code: t.Integer(), message: t.String(), data: t.Optional(t.Unknown()) })),
-}, { description: 'The JSON-RPC answer: `result`, or `error` (a protocol error; a tool that refuses answers a `result` with `isError: true`)' })
 
 /**
  * The MCP transport spec: servers MUST validate `Origin` (DNS rebinding: a page on a name that

@@ -6,7 +6,7 @@ import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { runLifecycle, schedulePublish, LIFECYCLE_OPS } from './lifecycle'
-import { ActivityView, BatchIds, BatchList, DocumentInput, DocumentList, DocumentView, ErrorBody, IfMatch } from './model'
+import { ActivityView, BatchIds, BatchList, DocumentInput, DocumentList, DocumentView, ErrorBody, IfMatch, ScheduledPublish, ScheduleRequest } from './model'
 import { listDocuments, parseListPageSize } from './list'
 import { patchDocument, present, readDocument, writeDocument } from './service'
 
@@ -82,11 +82,8 @@ export function contentRoutes({ db, config }: AppDeps) {
       {
         requires: ['EditContent', 'ChangeLiveContent'],
         params: team,
-        body: t.Object({ id: t.String({ maxLength: 512 }), publishAt: t.String({ maxLength: 64 }) }, { additionalProperties: false }),
-        response: {
-          201: t.Object({ id: t.String({ description: '`<id>/scheduled`' }), documentId: t.String(), publishAt: t.String(), scheduledBy: t.String() }),
-          ...errors,
-        },
+        body: ScheduleRequest,
+        response: { 201: ScheduledPublish, ...errors },
         detail: { summary: 'Schedule a publish of the draft; the dispatcher publishes it when due' },
       },
     )

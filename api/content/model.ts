@@ -127,14 +127,24 @@ export const JsonPatchOperation = t.Union([
 export const JsonPatch = t.Array(JsonPatchOperation, { title: 'JsonPatch', description: 'RFC 6902 JSON Patch, applied in order, all or nothing' })
 
 /** Lifecycle batches run their ids in order: a repeated id meets the first one's result (e.g. "There is no draft to discard."). */
-export const BatchIds = t.Object({ ids: t.Array(t.String(), { minItems: 1, maxItems: 100 }) }, { additionalProperties: false })
+export const BatchIds = t.Object({ ids: t.Array(t.String(), { minItems: 1, maxItems: 100, description: 'Canonical document ids, run in order' }) }, { additionalProperties: false, title: 'IdList' })
 /** Publish ids each once: a repeat would publish, and version, the same document twice in one request. */
 export const PublishInput = t.Object(
   {
     ids: t.Array(t.String(), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'Canonical document ids, each at most once' }),
     locales: t.Optional(t.Array(t.String(), { minItems: 1, maxItems: 64, uniqueItems: true })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'PublishRequest' },
+)
+
+/** `POST /content/schedule/{activeTeam}`: the draft of `id` is published at `publishAt`. */
+export const ScheduleRequest = t.Object(
+  { id: t.String({ maxLength: 512, description: 'Canonical document id' }), publishAt: t.String({ maxLength: 64, description: 'ISO 8601, in the future' }) },
+  { additionalProperties: false, title: 'ScheduleRequest' },
+)
+export const ScheduledPublish = t.Object(
+  { id: t.String({ description: '`<id>/scheduled`' }), documentId: t.String(), publishAt: t.String(), scheduledBy: t.String() },
+  { title: 'ScheduledPublish' },
 )
 
 /** A row of `GET /content/list` (api/content/list.ts). */

@@ -1,13 +1,14 @@
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
+import { Health } from './model'
 
 export function opsRoutes({ db, metrics, config }: AppDeps) {
   return new Elysia({ detail: { tags: ['operations'] } })
     .get('/health', () => {
       db.$client.query('SELECT 1').get()
       return { status: 'ok' as const }
-    }, { response: { 200: t.Object({ status: t.Literal('ok') }) }, detail: { summary: 'Liveness and database check (no auth)', security: [] } })
+    }, { response: { 200: Health }, detail: { summary: 'Liveness and database check (no auth)', security: [] } })
     .get(
       '/metrics',
       async () => new Response(await metrics.registry.metrics(), { headers: { 'content-type': metrics.registry.contentType } }),

@@ -19,7 +19,7 @@ export const RestoreRequest = t.Object(
     version: t.Optional(t.String({ description: 'Required for `revision`: a version reference from a version row' })),
     locales: t.Optional(Locales),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'RestoreRequest' },
 )
 
 export const ApplySnapshotRequest = t.Object(
@@ -29,7 +29,13 @@ export const ApplySnapshotRequest = t.Object(
     locales: t.Optional(Locales),
     kind: t.Optional(t.Literal('snapshot', { description: 'Optional; any other value is `400 bad_kind`' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'ApplySnapshotRequest' },
+)
+
+/** The one item of a restore's answer: the resulting draft. */
+export const RestoreResult = t.Object(
+  { id: t.String({ description: 'Canonical document id' }), status: t.Literal(0), document: DocumentView },
+  { title: 'RestoreResult' },
 )
 
 /** RFC 7807 problem details: only for a missing, empty or literal `null` body. */
@@ -41,7 +47,7 @@ export const ProblemBody = t.Object({
 
 /** Every answer a restore route gives, per status, for `response:` and OpenAPI. */
 export const restoreResponses = {
-  200: t.Array(t.Object({ id: t.String({ description: 'Canonical document id' }), status: t.Literal(0), document: DocumentView }), {
+  200: t.Array(RestoreResult, {
     minItems: 1, maxItems: 1, description: 'One item: `status: 0` and the resulting draft (`<id>/draft`)',
   }),
   400: t.Union([ProblemBody, ErrorBody, FailureList], { description: 'Problem details, `{error, message}`, or a one-item batch list' }),

@@ -21,7 +21,7 @@ export const CreateSnapshotInput = t.Object(
     name: t.Optional(t.Union([t.String({ maxLength: 200 }), t.Null()])),
     expiresAt: t.Optional(t.Union([t.String({ maxLength: 64, description: 'ISO 8601, in the future' }), t.Null()])),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'SnapshotCreate' },
 )
-export const RenameSnapshotInput = t.Object({ name: t.Union([t.String({ maxLength: 200 }), t.Null()]) }, { additionalProperties: false })
-export const RevokeSnapshotInput = t.Object({ id: t.String({ maxLength: 700, description: 'Snapshot id' }) }, { additionalProperties: false })
+export const RenameSnapshotInput = t.Object({ name: t.Union([t.String({ maxLength: 200 }), t.Null()]) }, { additionalProperties: false, title: 'SnapshotRename' })
+export const RevokeSnapshotInput = t.Object({ id: t.String({ maxLength: 700, description: 'Snapshot id' }) }, { additionalProperties: false, title: 'SnapshotRevoke' })

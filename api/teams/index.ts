@@ -3,12 +3,11 @@ import { Elysia, t } from 'elysia'
 import { authGuard, type Caller } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
-import { ContentTypeField, ContentTypeName, LocaleCode as Locale } from './model'
+import { ContentIndexDefinition, ContentIndexResult, ContentTypeInput, ContentTypeName, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from './model'
 import { pushContentIndex, putContentType, setLocales, setLocalization } from './settings'
 
 const teamParams = t.Object({ teamId: t.String({ maxLength: 200 }) })
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
-const Settings = t.Object({ locales: t.Array(t.String()), defaultLocale: t.String(), fallbacks: t.Record(t.String(), t.String()) })
 
 export function teamRoutes({ db }: AppDeps) {
   const actor = (teamId: string, caller: Caller) => ({ teamId, userId: caller.userId })
@@ -20,8 +19,8 @@ export function teamRoutes({ db }: AppDeps) {
       {
         requires: ['ManageTeam'],
         params: teamParams,
-        body: t.Object({ locales: t.Array(Locale, { minItems: 1, maxItems: 64 }), defaultLocale: Locale }, { additionalProperties: false }),
-        response: { 200: t.Object({ locales: t.Array(t.String()), defaultLocale: t.String(), fallbacks: t.Record(t.String(), t.String()) }), ...errors },
+        body: LocalesInput,
+        response: { 200: TeamLocales, ...errors },
         detail: { summary: "Set the team's locales (sends site.changed `locales`)" },
       },
     )
@@ -31,8 +30,8 @@ export function teamRoutes({ db }: AppDeps) {
       {
         requires: ['ManageTeam'],
         params: teamParams,
-        body: t.Object({ fallbacks: t.Record(t.String(), t.String()) }, { additionalProperties: false }),
-        response: { 200: Settings, ...errors },
+        body: LocalizationInput,
+        response: { 200: TeamLocales, ...errors },
         detail: { summary: 'Set locale fallbacks (sends site.changed `localization`)' },
       },
     )
@@ -42,16 +41,8 @@ export function teamRoutes({ db }: AppDeps) {
       {
         requires: ['ManageTeam'],
         params: t.Object({ teamId: t.String({ maxLength: 200 }), name: ContentTypeName }),
-        body: t.Object(
-          {
-            name: t.Optional(t.String()),
-            collection: t.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }),
-            urls: t.Optional(t.Boolean()),
-            fields: t.Array(ContentTypeField, { maxItems: 500 }),
-          },
-          { additionalProperties: true },
-        ),
-        response: { 200: t.Object({ definition: t.Record(t.String(), t.Unknown()), siteChanged: t.Boolean() }), ...errors },
+        body: ContentTypeInput,
+        response: { 200: ContentTypeResult, ...errors },
         detail: { summary: 'Create or replace a content type (site.changed `template` unless only label/icon/hint/description/search/filter changed)' },
       },
     )
@@ -61,8 +52,8 @@ export function teamRoutes({ db }: AppDeps) {
       {
         requires: ['ManageTeam'],
         params: teamParams,
-        body: t.Record(t.String(), t.Unknown()),
-        response: { 200: t.Object({ indexGeneration: t.Integer() }), ...errors },
+        body: ContentIndexDefinition,
+        response: { 200: ContentIndexResult, ...errors },
         detail: { summary: 'Deploy the content index definition (sends site.changed `index` once the index caught up)' },
       },
     )

@@ -40,3 +40,36 @@ export function fieldsProblem(fields: readonly { name: string }[]): string | nul
   }
   return null
 }
+
+/** `PUT /teams/{teamId}/locales`. */
+export const LocalesInput = t.Object(
+  { locales: t.Array(LocaleCode, { minItems: 1, maxItems: 64 }), defaultLocale: LocaleCode },
+  { additionalProperties: false, title: 'LocalesInput' },
+)
+/** `PUT /teams/{teamId}/localization`: fallback locale per locale. */
+export const LocalizationInput = t.Object(
+  { fallbacks: t.Record(t.String(), t.String(), { description: 'Locale code to the locale code it falls back to' }) },
+  { additionalProperties: false, title: 'LocalizationInput' },
+)
+/** The team's locale settings, as both locale routes answer them. */
+export const TeamLocales = t.Object(
+  { locales: t.Array(t.String()), defaultLocale: t.String(), fallbacks: t.Record(t.String(), t.String()) },
+  { title: 'TeamLocales' },
+)
+/** `PUT /teams/{teamId}/content-types/{name}`: further keys (label, icon, hint...) are kept as given. */
+export const ContentTypeInput = t.Object(
+  {
+    name: t.Optional(t.String()),
+    collection: t.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }),
+    urls: t.Optional(t.Boolean()),
+    fields: t.Array(ContentTypeField, { maxItems: 500 }),
+  },
+  { additionalProperties: true, title: 'ContentTypeInput' },
+)
+export const ContentTypeResult = t.Object(
+  { definition: t.Record(t.String(), t.Unknown()), siteChanged: t.Boolean({ description: 'Whether the change sends `site.changed` (`template`)' }) },
+  { title: 'ContentTypeResult' },
+)
+/** `PUT /teams/{teamId}/content-index`: the index definition, stored as given. */
+export const ContentIndexDefinition = t.Record(t.String(), t.Unknown(), { title: 'ContentIndexDefinition' })
+export const ContentIndexResult = t.Object({ indexGeneration: t.Integer() }, { title: 'ContentIndexResult' })

@@ -5,7 +5,7 @@ import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
 import { listDeliveries, parseLimit, redeliver, testWebhook } from './deliveries'
 import { registerDeliveryMetrics } from './metrics'
-import { DeliveryView, EventTypeSchema, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret } from './model'
+import { DeliveryView, EventTypeSchema, RedeliveryAccepted, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret } from './model'
 import { createWebhook, deleteWebhook, getWebhookRow, listWebhooks, toRecord, updateWebhook } from './service'
 
 const teamParams = t.Object({ teamId: t.String({ maxLength: 200 }) })
@@ -46,7 +46,7 @@ export function webhookRoutes(deps: AppDeps) {
       {
         requires: ['ManageWebhooks'],
         params: oneParams, body: WebhookPatch,
-        response: { 200: t.Union([WebhookWithSecret, WebhookRecord]), ...errors },
+        response: { 200: t.Union([WebhookWithSecret, WebhookRecord], { description: 'The webhook; with the full `secret` once when this request replaced it' }), ...errors },
         detail: { summary: 'Update a webhook; a new secret is answered in full, once' },
       },
     )
@@ -109,7 +109,7 @@ export function webhookRoutes(deps: AppDeps) {
       {
         requires: ['ManageWebhooks'],
         params: t.Object({ teamId: t.String({ maxLength: 200 }), id: t.String({ maxLength: 200 }), eventId: t.String({ maxLength: 200 }) }),
-        response: { 202: t.Object({ eventId: t.String(), eventType: EventTypeSchema, status: t.Literal('pending') }), ...errors, 409: ErrorBody },
+        response: { 202: RedeliveryAccepted, ...errors, 409: ErrorBody },
         detail: {
           summary: 'Send an event again with the same eventId and bytes',
           description: 'A delivery the retention removed (`DELIVERY_LOG_RETENTION_DAYS`) is `404 not_found`, like one never made.',

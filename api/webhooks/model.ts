@@ -48,8 +48,14 @@ export const WebhookPatch = t.Partial(t.Object({
     maxLength: 500,
     description: 'A new secret (at least 32 characters, no whitespace) replaces the old one and is answered in full once. Empty or absent: the secret is kept.',
   }),
-}), { additionalProperties: false })
+}), { additionalProperties: false, title: 'WebhookUpdate' })
 export type WebhookPatch = Static<typeof WebhookPatch>
+
+/** Redelivery's answer: a new attempt of the same event (same `eventId`, same bytes) is queued. */
+export const RedeliveryAccepted = t.Object(
+  { eventId: t.String(), eventType: EventTypeSchema, status: t.Literal('pending') },
+  { title: 'RedeliveryAccepted' },
+)
 
 /** What management endpoints answer; never the secret or a provider token. */
 export const WebhookRecord = t.Object({

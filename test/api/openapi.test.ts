@@ -176,6 +176,19 @@ test('shared schemas are named in components.schemas and referred to by $ref, so
     const text = JSON.stringify(doc.paths)
     for (const [, name] of text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) expect({ name, there: name! in doc.components.schemas }).toEqual({ name, there: true })
     expect(text).not.toContain('"title"')
+    // Every JSON request body and success answer is a named schema (a `$ref`, an array of one, or a
+    // choice between them), so a generated client gets one type per shape, not `PutTeamsByTeamIdLocalesRequest`-style copies.
+    const named = (s: any): boolean => !!s && (typeof s.$ref === 'string' || (s.type === 'array' && named(s.items)) || (Array.isArray(s.anyOf) && s.anyOf.every(named)))
+    for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        const shapes = [['body', op.requestBody?.content?.['application/json']?.schema], ...Object.entries<any>(op.responses).filter(([s]) => s.startsWith('2')).map(([s, r]) => [s, r.content?.['application/json']?.schema])]
+        for (const [where, schema] of shapes) if (schema) expect({ op: `${method} ${path} ${where}`, named: named(schema) }).toEqual({ op: `${method} ${path} ${where}`, named: true })
+      }
+    }
+    expect(json('/teams/{teamId}/locales', 'put', '200')).toEqual({ $ref: '#/components/schemas/TeamLocales' })
+    expect(json('/teams/{teamId}/localization', 'put', '200')).toEqual({ $ref: '#/components/schemas/TeamLocales' })
+    expect(doc.paths['/content/archive/{activeTeam}'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/IdList' })
+    expect(json('/content/apply-version/{activeTeam}', 'post', '200').items).toEqual({ $ref: '#/components/schemas/RestoreResult' })
     // Byte-identical on every fetch, whatever the routes answered in between.
     await fresh.call('GET', `/content/versions/${TEAM}?id=pages/home`)
     await fresh.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/home'] } })

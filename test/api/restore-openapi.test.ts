@@ -7,17 +7,23 @@ beforeAll(async () => { ctx = await createTestContext() })
 afterAll(() => ctx.close())
 
 test('restore routes document their request body and every answer', async () => {
-  const { paths } = (await ctx.call('GET', '/swagger/json')).body
+  const { paths, components } = (await ctx.call('GET', '/swagger/json')).body
+  const body = (path: string) => {
+    const { $ref } = paths[path].post.requestBody.content['application/json'].schema
+    return components.schemas[$ref.replace('#/components/schemas/', '')]
+  }
+  expect(paths['/content/apply-version/{activeTeam}'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RestoreRequest' })
+  expect(paths['/content/apply-snapshot/{activeTeam}'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ApplySnapshotRequest' })
   for (const path of ['/content/apply-version/{activeTeam}', '/content/apply-snapshot/{activeTeam}']) {
     const op = paths[path].post
     expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '500', '503'])
-    expect(op.requestBody.content['application/json'].schema.properties).toHaveProperty('locales')
+    expect(body(path).properties).toHaveProperty('locales')
     // The server refuses unknown fields; a generated client must not offer any.
-    expect(op.requestBody.content['application/json'].schema.additionalProperties).toBe(false)
+    expect(body(path).additionalProperties).toBe(false)
     // 404 and 409 are batch lists with a reason, not `{error, message}`.
     for (const status of ['404', '409']) expect(op.responses[status].description).toContain('batch list')
   }
-  expect(paths['/content/apply-version/{activeTeam}'].post.requestBody.content['application/json'].schema.required).toEqual(['kind'])
+  expect(body('/content/apply-version/{activeTeam}').required).toEqual(['kind'])
 })
 
 test('snapshot and history routes are documented', async () => {
