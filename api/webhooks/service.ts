@@ -144,19 +144,22 @@ export function updateWebhook(db: Db, teamId: string, id: string, input: Webhook
 export const DELETE_STEP = 500
 
 /**
- * Removes up to `max` of a webhook's deliveries that no dispatcher has in flight, with their
+ * Removes up to `max` of a webhook's finished deliveries (delivered or failed), with their
  * attempts and the stored bytes of events no other delivery points at, in one short write
  * transaction. Returns how many it removed: fewer than `max` means none of those is left.
+ * Pending deliveries are never taken here: they go with the webhook itself, so a deletion cut
+ * short (a crash, a `503 busy`) leaves a live webhook with all its work still to send, not a
+ * live webhook with events silently gone; only part of its finished log may be gone.
  */
-export function deleteDeliveriesStep(db: Db, webhookId: string, max: number, now = Date.now()): number {
+export function deleteDeliveriesStep(db: Db, webhookId: string, max: number): number {
   const c = db.$client
-  const rows = c.query<{ seq: number; event_id: string }, [string, number, number]>(
-    `SELECT seq, event_id FROM outbox WHERE webhook_id = ? AND (lease_expires_at IS NULL OR lease_expires_at <= ?) ORDER BY seq LIMIT ?`,
+  const rows = c.query<{ seq: number; event_id: string }, [string, number]>(
+    `SELECT seq, event_id FROM outbox WHERE webhook_id = ? AND status <> 'pending' ORDER BY seq LIMIT ?`,
   )
   const dropRow = c.query('DELETE FROM outbox WHERE seq = ?')
   const leftovers = deliveryLeftovers(db)
   return c.transaction(() => {
-    const found = rows.all(webhookId, now, max)
+    const found = rows.all(webhookId, max)
     for (const { seq, event_id } of found) if (dropRow.run(seq).changes > 0) leftovers(seq, event_id)
     return found.length
   }).immediate()
@@ -179,8 +182,9 @@ async function between(db: Db, stepMs: number): Promise<void> {
  * clean up afterwards. A long log goes first in steps of `DELETE_STEP`, each a short write
  * transaction; between two, the api's other requests run and a free lock is awaited on timers,
  * so the dispatcher and the api's other writers are never held for the whole log (200,000
- * deliveries held them 1.4 s). The rows a dispatcher has in flight, and any written meanwhile,
- * go in the last transaction with the webhook itself (the outbox's foreign key cascade).
+ * deliveries held them 1.4 s). The pending rows (in flight, due, or written meanwhile) go in the
+ * last transaction with the webhook itself (the outbox's foreign key cascade), so the webhook
+ * and its unsent events are gone together or both still there.
  */
 export async function deleteWebhook(db: Db, teamId: string, id: string): Promise<void> {
   getWebhookRow(db, teamId, id)

@@ -222,7 +222,7 @@ test('delete takes the stored bytes of events only it was sent (a test send, its
   }
 })
 
-test('a long delivery log is deleted in short steps; a row in flight and rows written meanwhile go with the webhook', async () => {
+test('a long delivery log is deleted in short steps; pending rows (in flight, due, written meanwhile) go only with the webhook', async () => {
   const own = await createTestContext()
   try {
     const hook = (label: string) => own.call('POST', base, { token: TOKENS.webhooks, body: { label, provider: 'custom', target: rx.url } }).then((r) => r.body.id as string)
@@ -240,12 +240,14 @@ test('a long delivery log is deleted in short steps; a row in flight and rows wr
     }
     c.transaction(() => {
       add('ev-in-flight', gone, 'pending', ['lease-1', Date.now() + 60_000]) // a dispatcher is sending it
+      add('ev-due', gone, 'pending') // not sent yet: a deletion cut short must not drop it
       for (let i = 0; i < 1234; i++) {
         event.run(`ev-${i}`, '{"v":2}')
         add(`ev-${i}`, gone)
         if (i % 100 === 0) add(`ev-${i}`, kept) // an event both webhooks were sent
       }
       event.run('ev-in-flight', '{"v":2}')
+      event.run('ev-due', '{"v":2}')
     })()
     const count = (sql: string) => (c.query(sql).get() as { n: number }).n
     const consistent = () => {
@@ -253,15 +255,17 @@ test('a long delivery log is deleted in short steps; a row in flight and rows wr
       expect(count('SELECT COUNT(*) AS n FROM outbox_events e WHERE NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = e.event_id)')).toBe(0)
     }
     const ofGone = () => count(`SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = '${gone}'`)
-    expect(ofGone()).toBe(1235)
-    // One step takes at most DELETE_STEP deliveries, never the one in flight, and leaves nothing dangling.
+    expect(ofGone()).toBe(1236)
+    // One step takes at most DELETE_STEP finished deliveries, never a pending one, and leaves nothing dangling.
     expect(deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(DELETE_STEP)
-    expect(ofGone()).toBe(1235 - DELETE_STEP)
+    expect(ofGone()).toBe(1236 - DELETE_STEP)
     consistent()
     expect(deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(DELETE_STEP)
     expect(deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(1234 - 2 * DELETE_STEP)
     expect(deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(0)
-    expect(c.query(`SELECT event_id FROM outbox WHERE webhook_id = '${gone}'`).all()).toEqual([{ event_id: 'ev-in-flight' }])
+    // Steps cut short here (a crash, a 503) leave the webhook with every pending delivery and its bytes.
+    expect(c.query(`SELECT event_id FROM outbox WHERE webhook_id = '${gone}' ORDER BY seq`).all()).toEqual([{ event_id: 'ev-in-flight' }, { event_id: 'ev-due' }])
+    expect(count(`SELECT COUNT(*) AS n FROM outbox_events WHERE event_id IN ('ev-in-flight', 'ev-due')`)).toBe(2)
     consistent()
     add('ev-0', gone) // written meanwhile (a redelivery of an event the kept webhook still holds)
     expect((await own.call('DELETE', `${base}/${gone}`, { token: TOKENS.webhooks })).status).toBe(204)
