@@ -23,6 +23,15 @@ export function openDb(path: string, opts: { migrate?: boolean } = {}): Db {
   // file SQLite creates in it is readable by others under the default umask (`bun start`'s ./data).
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   const sqlite = new Database(path, { create: true, strict: true })
+  try {
+    return setUp(sqlite, path, opts)
+  } catch (e) {
+    sqlite.close() // a caller may try again (openDbOrExit, while another process holds the lock)
+    throw e
+  }
+}
+
+function setUp(sqlite: Database, path: string, opts: { migrate?: boolean }): Db {
   // busy_timeout first: switching a new file to WAL takes a lock another process may hold.
   sqlite.exec('PRAGMA busy_timeout = 10000')
   sqlite.exec('PRAGMA journal_mode = WAL')
@@ -127,17 +136,34 @@ const isDirectory = (path: string) => {
   }
 }
 
+/** While another process holds the write lock at startup, a line on stderr this often. */
+const LOCKED_AT_START_REPEAT_MS = 60_000
+
 /**
  * `openDb()` for a process entry point: a database that cannot be opened (a directory, not
- * SQLite, not writable) is one line on stderr naming DATABASE_PATH, and exit 1.
+ * SQLite, not writable) is one line on stderr naming DATABASE_PATH, and exit 1. A database
+ * whose write lock another process holds past busy_timeout (a large seed or import) is not
+ * unusable: the process says so on stderr (again every minute) and waits for it. Nothing else
+ * runs yet, and no signal handler is installed, so SIGTERM still stops it at once.
  */
 export function openDbOrExit(processName: string, path: string, opts: { migrate?: boolean } = {}): Db {
-  try {
-    return openDb(path, opts)
-  } catch (e) {
-    // SQLite says only "unable to open database file" for a directory.
-    const reason = isDirectory(path) ? `it is a directory; name a file in it, e.g. DATABASE_PATH=${JSON.stringify(join(path, 'content.db'))}.` : (e as Error).message
-    console.error(`${processName}: cannot use the database at DATABASE_PATH=${JSON.stringify(path)}: ${reason}`)
-    process.exit(1)
+  let saidAt = 0
+  for (;;) {
+    try {
+      return openDb(path, opts)
+    } catch (e) {
+      if (!isLocked(e)) exitUnusable(processName, path, e)
+      if (Date.now() - saidAt >= LOCKED_AT_START_REPEAT_MS) {
+        console.error(`${processName}: the database at DATABASE_PATH=${JSON.stringify(path)} is locked by another process's write (a large seed or import?); waiting for it`)
+        saidAt = Date.now()
+      }
+    }
   }
+}
+
+function exitUnusable(processName: string, path: string, e: unknown): never {
+  // SQLite says only "unable to open database file" for a directory.
+  const reason = isDirectory(path) ? `it is a directory; name a file in it, e.g. DATABASE_PATH=${JSON.stringify(join(path, 'content.db'))}.` : (e as Error).message
+  console.error(`${processName}: cannot use the database at DATABASE_PATH=${JSON.stringify(path)}: ${reason}`)
+  process.exit(1)
 }

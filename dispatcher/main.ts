@@ -27,7 +27,7 @@ let stop = async (signal: string): Promise<void> => {
 }
 process.on('SIGINT', () => void stop('SIGINT'))
 process.on('SIGTERM', () => void stop('SIGTERM'))
-if (compiled) await waitForSchema(db, log)
+if (compiled) await waitForSchema(db, log, { path: config.databasePath })
 const dispatcher = createDispatcher({
   db, log, metrics: createMetrics(), pollMs: config.dispatcherPollMs,
   timeoutMs: config.webhookTimeoutMs, allowPrivateTargets: config.allowPrivateTargets,

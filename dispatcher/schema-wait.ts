@@ -17,13 +17,36 @@ function applied(db: Db): number {
   }
 }
 
-/** Resolves once every migration this build knows is applied; logs while it waits. */
-export async function waitForSchema(db: Db, log: { info: (o: object, m: string) => void }, pollMs = 500): Promise<void> {
+export interface SchemaWaitOptions {
+  /** The database path, named in the warning (a wrong DATABASE_PATH is the usual cause). */
+  path: string
+  pollMs?: number
+  /** Still waiting after this long: a warning, then one every `warnEveryMs`. */
+  warnAfterMs?: number
+  warnEveryMs?: number
+}
+
+type WaitLog = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void }
+
+/**
+ * Resolves once every migration this build knows is applied. Logs once when it starts waiting;
+ * still waiting after `warnAfterMs` (30 s), it warns, and again every `warnEveryMs` (5 min): an
+ * api that never comes, or a `DATABASE_PATH` that differs from the api's, is not an endless quiet wait.
+ */
+export async function waitForSchema(db: Db, log: WaitLog, opts: SchemaWaitOptions): Promise<void> {
+  const { path, pollMs = 500, warnAfterMs = 30_000, warnEveryMs = 300_000 } = opts
   const wanted = journal.entries.length
+  const started = Date.now()
+  let nextWarnAt = started + warnAfterMs
   let logged = false
   while (applied(db) < wanted) {
     if (!logged) log.info({ wanted, applied: applied(db) }, 'waiting for the api to migrate the database')
     logged = true
+    if (Date.now() >= nextWarnAt) {
+      log.warn({ wanted, applied: applied(db), databasePath: path, waitedMs: Date.now() - started },
+        'still waiting for the api to migrate the database: is the api running, with the same DATABASE_PATH?')
+      nextWarnAt = Date.now() + warnEveryMs
+    }
     await Bun.sleep(pollMs)
   }
 }

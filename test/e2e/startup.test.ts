@@ -2,6 +2,8 @@ import { afterAll, expect, test } from 'bun:test'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { networkInterfaces } from 'node:os'
+import { Database } from 'bun:sqlite'
+import { openDb } from '../../db/client'
 import { collectOutput, logLine, makeTestDir, waitFor } from '../helpers'
 
 const root = join(import.meta.dir, '../..')
@@ -48,6 +50,33 @@ test('a database that cannot be used stops the process at startup, naming DATABA
   }
 }, 30_000)
 
+test('a write lock another process holds past the busy timeout at startup is waited for, said on stderr, not an exit', async () => {
+  const path = join(dir, 'locked', 'content.db')
+  openDb(path).$client.close() // migrated: what waits is the write probe, as for a restart during a large seed
+  const holder = new Database(path)
+  holder.exec('PRAGMA busy_timeout = 5000')
+  holder.exec('BEGIN IMMEDIATE')
+  const proc = Bun.spawn(['bun', 'api/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', DATABASE_PATH: path, LOG_LEVEL: 'info' }, stdout: 'pipe', stderr: 'pipe' })
+  const output = collectOutput(proc.stdout)
+  const errors = collectOutput(proc.stderr)
+  try {
+    // The api's busy timeout is 10 s: past it, before this fix, the api exited 1 ("cannot use the database").
+    await waitFor(() => errors.text.includes('is locked by another process'), 20_000, 'the waiting line')
+    expect(errors.text.trim()).toBe(`api: the database at DATABASE_PATH=${JSON.stringify(path)} is locked by another process's write (a large seed or import?); waiting for it`)
+    expect(proc.exitCode).toBeNull()
+    holder.exec('ROLLBACK')
+    const { port } = await waitFor(() => logLine(output.text, 'api listening'), 20_000, 'api listening')
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200)
+  } finally {
+    if (holder.inTransaction) holder.exec('ROLLBACK')
+    holder.close()
+    proc.kill('SIGTERM')
+  }
+  expect(await proc.exited).toBe(0)
+  await output.done
+  await errors.done
+}, 60_000)
+
 test('a port in use stops the api with one line naming PORT (not a stack trace), exit 1', async () => {
   const taken = Bun.serve({ port: 0, hostname: '0.0.0.0', fetch: () => new Response('taken') })
   try {
@@ -61,12 +90,12 @@ test('a port in use stops the api with one line naming PORT (not a stack trace),
 }, 30_000)
 
 test('the api alone never seeds the demo team (its tokens are public): it warns and answers 401 until a seed', async () => {
-  const port = 20000 + Math.floor(Math.random() * 20000)
   const databasePath = join(dir, 'alone', 'content.db')
-  const proc = Bun.spawn(['bun', 'api/main.ts'], { cwd: root, env: { ...process.env, PORT: String(port), DATABASE_PATH: databasePath, LOG_LEVEL: 'info' }, stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn(['bun', 'api/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', DATABASE_PATH: databasePath, LOG_LEVEL: 'info' }, stdout: 'pipe', stderr: 'pipe' })
   const output = collectOutput(proc.stdout)
   try {
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok, 20_000, 'api health')
+    const { port } = await waitFor(() => logLine(output.text, 'api listening'), 20_000, 'api listening')
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).ok).toBe(true)
     const res = await fetch(`http://127.0.0.1:${port}/content/versions/acme?id=pages/about`, { headers: { authorization: 'Bearer tok-editor' } })
     expect(res.status).toBe(401)
     expect(output.text).toContain('the database holds no team yet')
