@@ -174,6 +174,9 @@ export function serveApp(app: { fetch: (request: Request) => Response | Promise<
   })
 }
 
+/** The Scalar API reference bundle `/swagger` loads from jsDelivr (README "API overview"). */
+export const SCALAR_VERSION = '1.72.1'
+
 export function createApp(deps: AppDeps) {
   const max = deps.config.maxBodyBytes
   const open = publicPaths(deps.config.metricsPublic)
@@ -258,6 +261,9 @@ export function createApp(deps: AppDeps) {
       // the hook lives in this small instance so that it runs for the swagger routes only.
       new Elysia().onAfterHandle(({ path, response }) => (path === '/swagger/json' ? normalizeOpenApi(response as Record<string, unknown>) : undefined)).use(swagger({
         path: '/swagger',
+        // The UI page loads Scalar's bundle from jsDelivr (the plugin's default is `latest`): a
+        // fixed version, so the page a team sees does not change under it. SCALAR_VERSION.
+        scalarVersion: SCALAR_VERSION,
         documentation: {
           info: {
             title: 'Content service',

@@ -3,6 +3,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { Value } from '@sinclair/typebox/value'
 import { outboxEvents } from '../../db/schema'
 import { EventPayload } from '../../api/webhooks/model'
+import { SCALAR_VERSION } from '../../api/app'
 import { createTestContext, inlineRefs, TEAM, TOKENS, type TestContext } from '../helpers'
 
 let ctx: TestContext
@@ -27,10 +28,12 @@ test('/swagger/json is OpenAPI 3 describing every route with its schemas', async
   expect(paths['/content/publish/{activeTeam}']!.post!.requestBody).toBeDefined()
 })
 
-test('/swagger serves the UI', async () => {
+test('/swagger serves the UI, its bundle at a fixed version (not `latest`)', async () => {
   const res = await ctx.call('GET', '/swagger', { token: null })
   expect(res.status).toBe(200)
   expect(res.headers.get('content-type')).toContain('text/html')
+  expect(res.text).toContain(`https://cdn.jsdelivr.net/npm/@scalar/api-reference@${SCALAR_VERSION}/`)
+  expect(res.text).not.toContain('@latest')
 })
 
 test('/swagger/json is a valid OpenAPI 3.1 document, as client generators and validators read it', async () => {

@@ -10,11 +10,11 @@ import { join } from 'node:path'
 import { rmSync } from 'node:fs'
 import { openDb } from '../../db/client'
 import { seed } from '../../cli/seed'
-import { collectOutput, makeTestDir, testSeed, TEAM, TOKENS, waitFor } from '../helpers'
+import { collectOutput, logLine, makeTestDir, testSeed, TEAM, TOKENS, waitFor } from '../helpers'
 
 const root = join(import.meta.dir, '../..')
 const dir = makeTestDir('raw-http-')
-const port = 20000 + Math.floor(Math.random() * 20000)
+let port = 0
 let api: ReturnType<typeof Bun.spawn>
 let stderr: ReturnType<typeof collectOutput>
 let stdout: ReturnType<typeof collectOutput>
@@ -26,10 +26,11 @@ beforeAll(async () => {
   db.$client.close()
   // Not NODE_ENV=production: Bun's development error page is what leaked the stack trace.
   const { NODE_ENV: _, ...env } = process.env
-  api = Bun.spawn(['bun', 'api/main.ts'], { cwd: root, env: { ...env, PORT: String(port), DATABASE_PATH: path, LOG_LEVEL: 'info' }, stdout: 'pipe', stderr: 'pipe' })
+  api = Bun.spawn(['bun', 'api/main.ts'], { cwd: root, env: { ...env, PORT: '0', DATABASE_PATH: path, LOG_LEVEL: 'info' }, stdout: 'pipe', stderr: 'pipe' })
   stdout = collectOutput(api.stdout as ReadableStream<Uint8Array>)
   stderr = collectOutput(api.stderr as ReadableStream<Uint8Array>)
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.ok, 20_000, 'api health')
+  // PORT=0: the port the api got is in its `api listening` line (no collision with a busy port).
+  port = (await waitFor(() => logLine(stdout.text, 'api listening'), 20_000, 'api listening')).port
 })
 afterAll(async () => {
   api.kill('SIGTERM')

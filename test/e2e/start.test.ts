@@ -7,16 +7,17 @@ const dir = makeTestDir('start-test-')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 test('bun start creates and seeds the database, serves the api, runs the dispatcher, refuses a busy port, and stops both on SIGTERM', async () => {
-  const port = 20000 + Math.floor(Math.random() * 20000)
   const databasePath = join(dir, 'data', 'content.db')
   const proc = Bun.spawn(['bun', 'start'], {
     cwd: join(import.meta.dir, '../..'),
-    env: { ...process.env, PORT: String(port), DATABASE_PATH: databasePath, LOG_LEVEL: 'info' },
+    env: { ...process.env, PORT: '0', DATABASE_PATH: databasePath, LOG_LEVEL: 'info' },
     stdout: 'pipe',
     stderr: 'pipe',
   })
   const output = collectOutput(proc.stdout)
   try {
+    // PORT=0: the port the api got is in its `api listening` line (no collision with a busy port).
+    const { port } = await waitFor(() => logLine(output.text, 'api listening'), 20_000, 'api listening')
     const health = await waitFor(async () => {
       try {
         const res = await fetch(`http://127.0.0.1:${port}/health`)
