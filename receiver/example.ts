@@ -6,22 +6,19 @@
  *   WEBHOOK_SECRET=... PORT=8787 bun receiver/example.ts
  */
 import { createDedupe } from './dedupe'
+import type { EventPayload } from './payload'
 import { verifySignature } from './verify'
 
 export interface ReceiverOptions {
   secret: string
   port?: number
   /** Refreshes cached pages; throwing makes the receiver answer 502. */
-  refresh: (event: { eventType: string; urls: Record<string, string>; previousUrls: string[]; scope: string }) => Promise<void>
+  refresh: (event: EventPayload) => Promise<void>
 }
 
 /** Starts the example receiver; returns the Bun server (stop it with `server.stop()`). */
 export function startExampleReceiver(opts: ReceiverOptions) {
   const dedupe = createDedupe()
-  // Deliveries being handled now, with their outcome: a retry that arrives meanwhile (the first
-  // attempt timed out on the sender's side) waits for it. Answering it "duplicate" at once would
-  // mark the event delivered even when the first handling then fails.
-  const handling = new Map<string, Promise<boolean>>()
   return Bun.serve({
     port: opts.port ?? 0,
     hostname: '127.0.0.1',
@@ -31,18 +28,22 @@ export function startExampleReceiver(opts: ReceiverOptions) {
       if (!verifySignature(raw, req.headers.get('x-service-signature'), opts.secret)) {
         return new Response('bad signature', { status: 401 })
       }
-      const id = req.headers.get('x-service-delivery') ?? ''
-      const pending = handling.get(id)
-      if (pending) return (await pending) ? new Response('duplicate', { status: 200 }) : new Response('downstream failed', { status: 502 })
-      if (!dedupe.firstTime(id)) return new Response('duplicate', { status: 200 })
-      // Any failure, a parse error included, is a 502 (retried), never an unhandled 500.
-      const outcome = Promise.resolve().then(() => opts.refresh(JSON.parse(new TextDecoder().decode(raw)))).then(() => true, () => false)
-      handling.set(id, outcome)
-      const ok = await outcome
-      handling.delete(id)
-      if (ok) return new Response('ok')
-      dedupe.forget(id) // let the next retry through
-      return new Response('downstream failed', { status: 502 })
+      // 4xx is final (spec.md "Delivery rules" 5): for a request no retry could make acceptable.
+      const id = req.headers.get('x-service-delivery')
+      if (!id) return new Response('missing X-Service-Delivery', { status: 400 })
+      let event: EventPayload
+      try {
+        event = JSON.parse(new TextDecoder().decode(raw)) as EventPayload
+      } catch {
+        return new Response('body is not JSON', { status: 400 })
+      }
+      // A retry that arrives while the first attempt is still handled (the sender timed out)
+      // waits for it and answers its outcome; a failed handling is forgotten, so the retry runs it.
+      try {
+        return new Response((await dedupe.run(id, () => opts.refresh(event))) === 'handled' ? 'ok' : 'duplicate')
+      } catch {
+        return new Response('downstream failed', { status: 502 }) // 5xx: the service retries
+      }
     },
   })
 }

@@ -1,4 +1,3 @@
 /** What a webhook receiver imports: `import { verifySignature, createDedupe } from 'content-service/receiver'`. */
-export { verifySignature, createDedupe, type Dedupe } from './portable'
+export { verifySignature, createDedupe, type Dedupe, type DedupeOptions, type EventPayload, type RawBody } from './portable'
 export { startExampleReceiver, type ReceiverOptions } from './example'
-export type { EventPayload } from '../api/webhooks/model'

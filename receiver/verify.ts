@@ -5,11 +5,28 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 
-/** True when `header` (X-Service-Signature) is the signature of `rawBody` under `secret`. */
-export function verifySignature(rawBody: string | Uint8Array, header: string | null | undefined, secret: string): boolean {
+/** The raw body as it came off the wire: text, bytes (`Buffer`, `Uint8Array`, a view) or an `ArrayBuffer` (`await req.arrayBuffer()`). */
+export type RawBody = string | ArrayBuffer | ArrayBufferView
+
+/**
+ * True when `header` (X-Service-Signature) is the signature of `rawBody` under `secret`.
+ * A missing or malformed header is `false` (answer 401). A misuse throws a `TypeError` instead,
+ * so it shows at once rather than as deliveries refused or, worse, accepted: an empty or
+ * missing secret (an unset `WEBHOOK_SECRET` would make anyone's signature valid), or a body
+ * that is not the raw bytes (e.g. the object `express.json()` parsed: use `express.raw()`).
+ */
+export function verifySignature(rawBody: RawBody, header: string | null | undefined, secret: string | Uint8Array): boolean {
+  if (!(typeof secret === 'string' || secret instanceof Uint8Array) || secret.length === 0) {
+    throw new TypeError('verifySignature: the secret is empty or not a string; set it to the secret shown when the webhook was created')
+  }
+  const bytes = typeof rawBody === 'string' ? rawBody
+    : rawBody instanceof ArrayBuffer ? new Uint8Array(rawBody)
+    : ArrayBuffer.isView(rawBody) ? new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength)
+    : null
+  if (bytes === null) throw new TypeError('verifySignature: pass the raw body (string, bytes or ArrayBuffer) as received, not a parsed object')
   if (typeof header !== 'string' || !header.startsWith('sha256=')) return false
   const hex = header.slice('sha256='.length)
   if (!/^[0-9a-f]{64}$/.test(hex)) return false
-  const expected = createHmac('sha256', secret).update(rawBody).digest()
+  const expected = createHmac('sha256', secret).update(bytes).digest()
   return timingSafeEqual(Buffer.from(hex, 'hex'), expected)
 }

@@ -107,7 +107,7 @@ export const DeliveryView = t.Object({
  * only a type) so that the OpenAPI document's `webhooks` entry gives receivers a payload type.
  * Open (no `additionalProperties: false`): fields are only ever added within a version.
  */
-const nullable = (schema: TSchema, description: string) => t.Union([schema, t.Null()], { description })
+const nullable = <T extends TSchema>(schema: T, description: string) => t.Union([schema, t.Null()], { description })
 export const EventPayload = t.Object({
   v: t.Literal(2, { description: 'Payload version; fields are only ever added within a version' }),
   eventType: t.Union([t.Literal('content.published'), t.Literal('content.unpublished'), t.Literal('site.changed')], { description: 'Equals the `X-Service-Event` header' }),

@@ -1,21 +1,34 @@
 // receiver/verify.ts
 import { createHmac, timingSafeEqual } from "node:crypto";
 function verifySignature(rawBody, header, secret) {
+  if (!(typeof secret === "string" || secret instanceof Uint8Array) || secret.length === 0) {
+    throw new TypeError("verifySignature: the secret is empty or not a string; set it to the secret shown when the webhook was created");
+  }
+  const bytes = typeof rawBody === "string" ? rawBody : rawBody instanceof ArrayBuffer ? new Uint8Array(rawBody) : ArrayBuffer.isView(rawBody) ? new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength) : null;
+  if (bytes === null)
+    throw new TypeError("verifySignature: pass the raw body (string, bytes or ArrayBuffer) as received, not a parsed object");
   if (typeof header !== "string" || !header.startsWith("sha256="))
     return false;
   const hex = header.slice("sha256=".length);
   if (!/^[0-9a-f]{64}$/.test(hex))
     return false;
-  const expected = createHmac("sha256", secret).update(rawBody).digest();
+  const expected = createHmac("sha256", secret).update(bytes).digest();
   return timingSafeEqual(Buffer.from(hex, "hex"), expected);
 }
 // receiver/dedupe.ts
+function positive(name, value, whole) {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || whole && !Number.isInteger(value)) {
+    throw new RangeError(`createDedupe: ${name} must be a positive ${whole ? "whole number" : "number"}; got ${String(value)}`);
+  }
+  return value;
+}
 function createDedupe(opts = {}) {
-  const max = opts.max ?? 1e4;
-  const ttlMs = opts.ttlMs ?? 24 * 60 * 60 * 1000;
+  const max = positive("max", opts.max ?? 1e4, true);
+  const ttlMs = positive("ttlMs", opts.ttlMs ?? 24 * 60 * 60 * 1000, false);
   const now = opts.now ?? Date.now;
   const seen = new Map;
-  return {
+  const running = new Map;
+  const dedupe = {
     firstTime(id) {
       const t = now();
       const expiry = seen.get(id);
@@ -30,10 +43,33 @@ function createDedupe(opts = {}) {
     forget(id) {
       seen.delete(id);
     },
+    async run(id, handler) {
+      const first = running.get(id);
+      if (first) {
+        await first;
+        return "duplicate";
+      }
+      if (!dedupe.firstTime(id))
+        return "duplicate";
+      const handling = (async () => {
+        await handler();
+      })();
+      running.set(id, handling);
+      try {
+        await handling;
+        return "handled";
+      } catch (e) {
+        dedupe.forget(id);
+        throw e;
+      } finally {
+        running.delete(id);
+      }
+    },
     get size() {
       return seen.size;
     }
   };
+  return dedupe;
 }
 export {
   createDedupe,

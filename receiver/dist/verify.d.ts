@@ -1,2 +1,10 @@
-/** True when `header` (X-Service-Signature) is the signature of `rawBody` under `secret`. */
-export declare function verifySignature(rawBody: string | Uint8Array, header: string | null | undefined, secret: string): boolean;
+/** The raw body as it came off the wire: text, bytes (`Buffer`, `Uint8Array`, a view) or an `ArrayBuffer` (`await req.arrayBuffer()`). */
+export type RawBody = string | ArrayBuffer | ArrayBufferView;
+/**
+ * True when `header` (X-Service-Signature) is the signature of `rawBody` under `secret`.
+ * A missing or malformed header is `false` (answer 401). A misuse throws a `TypeError` instead,
+ * so it shows at once rather than as deliveries refused or, worse, accepted: an empty or
+ * missing secret (an unset `WEBHOOK_SECRET` would make anyone's signature valid), or a body
+ * that is not the raw bytes (e.g. the object `express.json()` parsed: use `express.raw()`).
+ */
+export declare function verifySignature(rawBody: RawBody, header: string | null | undefined, secret: string | Uint8Array): boolean;

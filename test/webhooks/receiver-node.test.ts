@@ -36,6 +36,10 @@ async function onNode(from: string) {
     const body = ${JSON.stringify(body)}
     const verdicts = Object.fromEntries(Object.entries(cases).map(([k, h]) => [k, verifySignature(body, h, ${JSON.stringify(secret)})]))
     verdicts.bytes = verifySignature(new TextEncoder().encode(body), cases.good, ${JSON.stringify(secret)})
+    verdicts.arrayBuffer = verifySignature(new TextEncoder().encode(body).buffer, cases.good, ${JSON.stringify(secret)})
+    try { verifySignature(body, cases.good, ''); verdicts.emptySecret = 'accepted' } catch (e) { verdicts.emptySecret = e.constructor.name }
+    const once = createDedupe()
+    verdicts.run = [await once.run('x', () => {}), await once.run('x', () => {})]
     let t = 0
     const seen = createDedupe({ max: 2, ttlMs: 100, now: () => t })
     const dedupe = [seen.firstTime('a'), seen.firstTime('a'), seen.firstTime('b'), seen.firstTime('c'), seen.firstTime('a'), seen.size]
@@ -50,7 +54,7 @@ async function onNode(from: string) {
 }
 
 const expected = {
-  verdicts: { good: true, wrongSecret: false, upperHex: false, noPrefix: false, missing: false, bytes: true },
+  verdicts: { good: true, wrongSecret: false, upperHex: false, noPrefix: false, missing: false, bytes: true, arrayBuffer: true, emptySecret: 'TypeError', run: ['handled', 'duplicate'] },
   // a new; a repeat; b new; c new (evicts a, the oldest); a new again; two kept; c expired by then
   dedupe: [true, false, true, true, true, 2, true],
 }

@@ -75,6 +75,59 @@ test('example receiver: a retry arriving while the first attempt is still handle
   }
 })
 
+test('verifySignature takes every raw body form (ArrayBuffer too) and throws on misuse: an empty secret, a parsed body', () => {
+  const body = '{"v":2,"title":"Über"}'
+  const header = sign(body, 'secret')
+  const bytes = new TextEncoder().encode(body)
+  expect([
+    verifySignature(bytes.buffer, header, 'secret'), // await req.arrayBuffer() as it comes
+    verifySignature(Buffer.from(body), header, 'secret'),
+    verifySignature(new DataView(bytes.buffer), header, 'secret'),
+    verifySignature(new Uint8Array([0, ...bytes]).subarray(1), header, 'secret'), // a view at an offset
+    verifySignature(bytes, header, new TextEncoder().encode('secret')),
+  ]).toEqual([true, true, true, true, true])
+  // An unset WEBHOOK_SECRET must not make the empty key's signature valid.
+  expect(() => verifySignature(body, sign(body, ''), '')).toThrow(new TypeError('verifySignature: the secret is empty or not a string; set it to the secret shown when the webhook was created'))
+  expect(() => verifySignature(body, header, undefined as unknown as string)).toThrow(TypeError)
+  // express.json() hands over an object: re-serializing it is not the signed bytes.
+  expect(() => verifySignature(JSON.parse(body), header, 'secret')).toThrow('pass the raw body (string, bytes or ArrayBuffer) as received, not a parsed object')
+})
+
+test('createDedupe refuses options that would hang it or turn it off', () => {
+  for (const opts of [{ max: -1 }, { max: 0 }, { max: NaN }, { max: 1.5 }, { ttlMs: 0 }, { ttlMs: -5 }, { ttlMs: NaN }, { ttlMs: Infinity }]) {
+    expect(() => createDedupe(opts)).toThrow(RangeError)
+  }
+  expect(() => createDedupe({ max: Number(undefined) })).toThrow('createDedupe: max must be a positive whole number; got NaN')
+})
+
+test('dedupe.run handles a delivery once; a repeat while it runs shares its outcome; a failure is forgotten for the retry', async () => {
+  const d = createDedupe()
+  const calls: string[] = []
+  expect(await d.run('a', () => void calls.push('a'))).toBe('handled')
+  expect(await d.run('a', () => void calls.push('a again'))).toBe('duplicate')
+  // Two at once, the handling fails: both see the failure, the handler ran once.
+  let release!: () => void
+  const gate = new Promise<void>((r) => (release = r))
+  const first = d.run('b', async () => { calls.push('b'); await gate; throw new Error('cdn down') })
+  const second = d.run('b', () => void calls.push('b twice'))
+  release()
+  expect(await Promise.allSettled([first, second])).toEqual([
+    { status: 'rejected', reason: new Error('cdn down') }, { status: 'rejected', reason: new Error('cdn down') },
+  ])
+  // Forgotten: the next retry runs the handler again.
+  expect(await d.run('b', () => void calls.push('b retried'))).toBe('handled')
+  expect(calls).toEqual(['a', 'b', 'b retried'])
+})
+
+test('example receiver: a signed request without X-Service-Delivery or with a body that is not JSON is a final 400, never handled', async () => {
+  const post = (body: string, headers: Record<string, string>) => fetch(`http://127.0.0.1:${server.port}/`, { method: 'POST', body, headers: { 'x-service-signature': sign(body, 's3cret'), ...headers } })
+  const event = JSON.stringify({ eventType: 'content.published', urls: { en: '/no-id' }, previousUrls: [], scope: 'document' })
+  const noId = await post(event, {})
+  const notJson = await post('not json', { 'x-service-delivery': 'e-not-json' })
+  expect([noId.status, await noId.text(), notJson.status, await notJson.text()]).toEqual([400, 'missing X-Service-Delivery', 400, 'body is not JSON'])
+  expect(refreshed).not.toContain('/no-id')
+})
+
 test('content-type changes the site cannot see are not site changes', () => {
   const type = { name: 'page', collection: 'pages', urls: true, fields: [{ name: 'title', localizable: true }] }
   const cases: [string, Record<string, unknown>, boolean][] = [

@@ -1,0 +1,58 @@
+/**
+ * The receiver module's published types, as a receiver's own TypeScript project reads them:
+ * `content-service/receiver` resolved through package.json `exports` to the committed
+ * `receiver/dist/*.d.ts`, under each module resolution a Node or bundler project uses. Before,
+ * the `.d.ts` re-exported `./verify` without an extension: under node16/nodenext every import
+ * was silently `any` (with skipLibCheck) or an error (without).
+ */
+import { afterAll, expect, test } from 'bun:test'
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Static } from '@sinclair/typebox'
+import type { EventPayload as PortablePayload } from '../../receiver/portable'
+import type { EventPayload as PayloadSchema } from '../../api/webhooks/model'
+import { makeTestDir } from '../helpers'
+
+// The portable payload type is the schema's type, field for field (a type error here fails `tsc --noEmit` in CI).
+type Equals<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const samePayload: Equals<PortablePayload, Static<typeof PayloadSchema>> = true
+
+const root = join(import.meta.dir, '../..')
+const dir = makeTestDir('receiver-types-')
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+mkdirSync(join(dir, 'node_modules'))
+symlinkSync(root, join(dir, 'node_modules', 'content-service'))
+writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'a-receiver', type: 'module' }))
+writeFileSync(join(dir, 'receiver.ts'), `
+import { verifySignature, createDedupe, type Dedupe, type EventPayload, type RawBody } from 'content-service/receiver'
+export const ok: boolean = verifySignature(new ArrayBuffer(2), null, 'a secret of at least thirty-two chars')
+export const body: RawBody = new Uint8Array(2)
+export const seen: Dedupe = createDedupe({ max: 10, ttlMs: 1000 })
+export const outcome: Promise<'handled' | 'duplicate'> = seen.run('id', async () => {})
+export const scope: EventPayload['scope'] = 'site'
+export const urls: EventPayload['urls'] = { en: '/about' }
+// Each line below must be a type error: the imports are typed, not \`any\`.
+// @ts-expect-error a boolean is no string
+export const notAny: string = verifySignature('{}', null, 's')
+// @ts-expect-error a number is no Dedupe
+export const notDedupe: Dedupe = 42
+// @ts-expect-error an object is no raw body
+verifySignature({ parsed: true }, null, 's')
+// @ts-expect-error no such scope
+export const badScope: EventPayload['scope'] = 'page'
+`)
+
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+for (const [module, moduleResolution] of [['nodenext', 'nodenext'], ['node16', 'node16'], ['esnext', 'bundler']] as const) {
+  test(`a receiver project type-checks against the published types (module ${module}, moduleResolution ${moduleResolution}, no skipLibCheck)`, async () => {
+    const config = join(dir, `tsconfig.${moduleResolution}.json`)
+    writeFileSync(config, JSON.stringify({
+      compilerOptions: { module, moduleResolution, target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: [] },
+      files: ['receiver.ts'],
+    }))
+    const proc = Bun.spawn([process.execPath, tsc, '-p', config], { cwd: dir, stdout: 'pipe', stderr: 'pipe' })
+    const [out, code] = [await new Response(proc.stdout).text(), await proc.exited]
+    expect({ code, out }).toEqual({ code: 0, out: '' })
+    expect(samePayload).toBe(true)
+  }, 60_000)
+}
