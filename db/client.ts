@@ -157,6 +157,8 @@ export function openDbOrExit(processName: string, path: string, opts: { migrate?
         console.error(`${processName}: the database at DATABASE_PATH=${JSON.stringify(path)} is locked by another process's write (a large seed or import?); waiting for it`)
         saidAt = Date.now()
       }
+      // Each try waits busy_timeout inside SQLite; a BUSY that comes back at once must not spin.
+      Bun.sleepSync(200)
     }
   }
 }

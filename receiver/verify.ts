@@ -8,6 +8,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 /** The raw body as it came off the wire: text, bytes (`Buffer`, `Uint8Array`, a view) or an `ArrayBuffer` (`await req.arrayBuffer()`). */
 export type RawBody = string | ArrayBuffer | ArrayBufferView
 
+/** Also an ArrayBuffer from another realm (a VM context, a test runner's), where `instanceof` says no. */
+const isArrayBuffer = (x: unknown): x is ArrayBuffer => x instanceof ArrayBuffer || Object.prototype.toString.call(x) === '[object ArrayBuffer]'
+
 /**
  * True when `header` (X-Service-Signature) is the signature of `rawBody` under `secret`.
  * A missing or malformed header is `false` (answer 401). A misuse throws a `TypeError` instead,
@@ -16,11 +19,11 @@ export type RawBody = string | ArrayBuffer | ArrayBufferView
  * that is not the raw bytes (e.g. the object `express.json()` parsed: use `express.raw()`).
  */
 export function verifySignature(rawBody: RawBody, header: string | null | undefined, secret: string | Uint8Array): boolean {
-  if (!(typeof secret === 'string' || secret instanceof Uint8Array) || secret.length === 0) {
+  if (!(typeof secret === 'string' ? secret.length > 0 : ArrayBuffer.isView(secret) && secret.byteLength > 0)) {
     throw new TypeError('verifySignature: the secret is empty or not a string; set it to the secret shown when the webhook was created')
   }
   const bytes = typeof rawBody === 'string' ? rawBody
-    : rawBody instanceof ArrayBuffer ? new Uint8Array(rawBody)
+    : isArrayBuffer(rawBody) ? new Uint8Array(rawBody)
     : ArrayBuffer.isView(rawBody) ? new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength)
     : null
   if (bytes === null) throw new TypeError('verifySignature: pass the raw body (string, bytes or ArrayBuffer) as received, not a parsed object')

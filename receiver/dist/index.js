@@ -1,10 +1,11 @@
 // receiver/verify.ts
 import { createHmac, timingSafeEqual } from "node:crypto";
+var isArrayBuffer = (x) => x instanceof ArrayBuffer || Object.prototype.toString.call(x) === "[object ArrayBuffer]";
 function verifySignature(rawBody, header, secret) {
-  if (!(typeof secret === "string" || secret instanceof Uint8Array) || secret.length === 0) {
+  if (!(typeof secret === "string" ? secret.length > 0 : ArrayBuffer.isView(secret) && secret.byteLength > 0)) {
     throw new TypeError("verifySignature: the secret is empty or not a string; set it to the secret shown when the webhook was created");
   }
-  const bytes = typeof rawBody === "string" ? rawBody : rawBody instanceof ArrayBuffer ? new Uint8Array(rawBody) : ArrayBuffer.isView(rawBody) ? new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength) : null;
+  const bytes = typeof rawBody === "string" ? rawBody : isArrayBuffer(rawBody) ? new Uint8Array(rawBody) : ArrayBuffer.isView(rawBody) ? new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength) : null;
   if (bytes === null)
     throw new TypeError("verifySignature: pass the raw body (string, bytes or ArrayBuffer) as received, not a parsed object");
   if (typeof header !== "string" || !header.startsWith("sha256="))

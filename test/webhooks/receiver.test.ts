@@ -1,4 +1,5 @@
 import { afterAll, expect, test } from 'bun:test'
+import { runInNewContext } from 'node:vm'
 import { verify } from '@octokit/webhooks-methods'
 import { createDedupe, startExampleReceiver, verifySignature } from '../../receiver'
 import { sign } from '../../dispatcher/sign'
@@ -85,7 +86,9 @@ test('verifySignature takes every raw body form (ArrayBuffer too) and throws on 
     verifySignature(new DataView(bytes.buffer), header, 'secret'),
     verifySignature(new Uint8Array([0, ...bytes]).subarray(1), header, 'secret'), // a view at an offset
     verifySignature(bytes, header, new TextEncoder().encode('secret')),
-  ]).toEqual([true, true, true, true, true])
+    // An ArrayBuffer of another realm (a VM context), which `instanceof ArrayBuffer` does not recognize.
+    verifySignature(runInNewContext(`new Uint8Array(${JSON.stringify([...bytes])}).buffer`), header, 'secret'),
+  ]).toEqual([true, true, true, true, true, true])
   // An unset WEBHOOK_SECRET must not make the empty key's signature valid.
   expect(() => verifySignature(body, sign(body, ''), '')).toThrow(new TypeError('verifySignature: the secret is empty or not a string; set it to the secret shown when the webhook was created'))
   expect(() => verifySignature(body, header, undefined as unknown as string)).toThrow(TypeError)
