@@ -7,6 +7,10 @@
  */
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})([Tt]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?([Zz]|[+-]\d{2}:\d{2}))?$/
 
+/** The refusal's text for a `field` that `parseTimestamp` does not take. */
+export const timestampProblem = (field: string) =>
+  `\`${field}\` must be an RFC 3339 timestamp with its offset, e.g. \`2030-01-01T09:00:00Z\`, and a real calendar date.`
+
 /** Milliseconds since the epoch, or `null` when `text` is not a real timestamp. */
 export function parseTimestamp(text: unknown): number | null {
   const ymd = typeof text === 'string' ? RFC3339.exec(text) : null

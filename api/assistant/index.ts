@@ -8,7 +8,7 @@
 import { Elysia, t } from 'elysia'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 import { authGuard, authorize } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
@@ -19,22 +19,23 @@ import { callTool, TOOLS, toolsFor, type ToolContext, type ToolName } from './to
 const isTool = (name: string): name is ToolName => Object.hasOwn(TOOLS, name)
 
 /** An MCP server for one request's caller. */
+/** What `tools/list` says of each tool, built once (the schemas are static). */
+const LISTED = Object.fromEntries(Object.entries(TOOLS).map(([name, tool]) => [name, {
+  name,
+  description: tool.description,
+  // TypeBox schemas are JSON Schema already; JSON drops TypeBox's symbol keys.
+  inputSchema: JSON.parse(JSON.stringify(tool.input)),
+  outputSchema: JSON.parse(JSON.stringify(tool.output)),
+  annotations: { ...tool.annotations, openWorldHint: false },
+}])) as Record<ToolName, McpTool>
+
 function mcpServer(ctx: ToolContext): Server {
   const server = new Server(
     { name: 'content-service', version: '0.1.0' },
     { capabilities: { tools: {} }, instructions: `Content of team ${ctx.caller.teamId}: list and read documents, and publish them.` },
   )
   // Only what this caller may call: an assistant should not offer a publish its user cannot make.
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: toolsFor(ctx.caller).map((name) => ({
-      name,
-      description: TOOLS[name].description,
-      // TypeBox schemas are JSON Schema already; JSON drops TypeBox's symbol keys.
-      inputSchema: JSON.parse(JSON.stringify(TOOLS[name].input)),
-      outputSchema: JSON.parse(JSON.stringify(TOOLS[name].output)),
-      annotations: { ...TOOLS[name].annotations, openWorldHint: false },
-    })),
-  }))
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolsFor(ctx.caller).map((name) => LISTED[name]) }))
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
     if (!isTool(params.name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 64)}. Tools: ${Object.keys(TOOLS).join(', ')}.`)
     const outcome = await callTool(ctx, params.name, params.arguments)
@@ -101,10 +102,8 @@ export function assistantRoutes({ db, metrics, log }: AppDeps) {
       // Before the schema's generic "Expected object", after the caller's check (this hook runs
       // ahead of `requires`, so it authorises first itself: an outsider gets 403 for any body).
       transform({ body, request, params }) {
-        if (Array.isArray(body)) {
-          authorize(db, request, (params as { activeTeam: string }).activeTeam, ['EditContent'])
-          throw new AppError(400, 'invalid_body', 'Send one JSON-RPC message per request: batches are not taken (MCP 2025-06-18 dropped them).')
-        }
+        authorize(db, request, (params as { activeTeam: string }).activeTeam, ['EditContent'])
+        if (Array.isArray(body)) throw new AppError(400, 'invalid_body', 'Send one JSON-RPC message per request: batches are not taken (MCP 2025-06-18 dropped them).')
         messageProblem(body)
       },
       params: t.Object({ activeTeam: t.String({ maxLength: 200 }) }),

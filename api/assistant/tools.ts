@@ -31,8 +31,6 @@ interface Tool<In extends TSchema> {
   description: string
   /** Capabilities beyond `EditContent` (which the whole MCP route requires). */
   requires: Capability[]
-  /** A tool that writes waits for another process's write lock first, on timers (db/client.ts `writeLockFree`). */
-  writes: boolean
   /** MCP annotations: how a client should treat a call (ask first, retry freely). */
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean }
   input: In
@@ -61,7 +59,6 @@ export const TOOLS = {
       'Publish documents of this team: each draft (or the canonical when there is no draft) goes live with the publish stamp and becomes a new Published Version. ' +
       'With `locales`, only those languages of the draft go live. Answers one result per id (`status` 0 done, 1 refused with a `reason`), in the order of `ids`.',
     requires: ['ChangeLiveContent'],
-    writes: true,
     // It replaces what the site serves; publishing again makes another version.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
     input: PublishInput,
@@ -77,7 +74,6 @@ export const TOOLS = {
       "List this team's documents, one row per canonical id in id order: content type, collection, whether it is published or archived, " +
       `whether it has a draft and which of its locales are unpublished (\`dirtyLocales\`). Pages of \`pageSize\` (default ${LIST_PAGE.fallback}, at most ${LIST_PAGE.max}); pass \`nextAfter\` as \`after\` for the next.`,
     requires: [],
-    writes: false,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     input: ListInput,
     output: DocumentList,
@@ -86,7 +82,6 @@ export const TOOLS = {
   get_content: tool({
     description: 'Read one document of this team as it is stored now: the live canonical, or its draft, scheduled or snapshot sibling.',
     requires: [],
-    writes: false,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     input: GetInput,
     output: t.Object({ document: t.Union([DocumentView, ActivityView]) }),
@@ -113,7 +108,8 @@ export async function callTool(ctx: ToolContext, name: ToolName, args: unknown):
   const wrong = Value.Errors(def.input, args ?? {}).First()
   if (wrong) return { error: 'invalid_body', message: `${wrong.path ? `Argument \`${wrong.path.slice(1)}\`` : 'The arguments'}: ${wrong.message}.` }
   try {
-    if (def.writes) await writeLockFree(ctx.db)
+    // A tool that writes waits for another process's write lock first, on timers (db/client.ts `writeLockFree`).
+    if (!def.annotations.readOnlyHint) await writeLockFree(ctx.db)
     return { ok: def.run(ctx, args ?? {}) }
   } catch (e) {
     if (e instanceof AppError) return { error: e.code, message: e.message }

@@ -9,7 +9,7 @@ import type { Db, Tx } from '../../db/client'
 import { documents, schedules, type DocumentRow } from '../../db/schema'
 import { deleteDoc, loadDoc, saveDoc } from '../../db/store'
 import { badRequest, notFound } from '../errors'
-import { parseTimestamp } from '../timestamps'
+import { parseTimestamp, timestampProblem } from '../timestamps'
 import { recordUnpublished } from '../webhooks/events'
 import { asDocument, stripStamp } from './document'
 import { batchItemId, draftId, isValidCanonicalId, parseId, scheduledId } from './ids'
@@ -153,7 +153,7 @@ function freeCopyId(tx: Tx, teamId: string, id: string): string {
  */
 export function schedulePublish(db: Db, input: { teamId: string; userId: string; id: string; publishAt: string }) {
   const at = parseTimestamp(input.publishAt)
-  if (at === null) throw badRequest('invalid_body', '`publishAt` must be an RFC 3339 timestamp with its offset, e.g. `2030-01-01T09:00:00Z`, and a real calendar date.')
+  if (at === null) throw badRequest('invalid_body', timestampProblem('publishAt'))
   if (parseId(input.id).kind !== 'canonical') throw badRequest('sibling_id', 'Schedule takes a canonical id.')
   if (!isValidCanonicalId(input.id)) throw badRequest('invalid_id', 'The id is not a valid canonical id.')
   return db.transaction(

@@ -64,13 +64,16 @@ export function publishBatch(db: Db, metrics: Metrics | null, ids: readonly stri
   const answers: BatchItem[] = []
   let busy = false
   for (const i of parentsFirst(ids, (id) => parentOf(db, input.teamId, id, input.source))) {
-    try {
-      answers[i] = busy ? { id: batchItemId(ids[i]!), status: 1, reason: BUSY_REASON } : publishOne(db, metrics, { ...input, id: ids[i]! })
-    } catch (e) {
-      if (!opts.busyAsRefusal || !isLocked(e)) throw e
-      busy = true
-      answers[i] = { id: batchItemId(ids[i]!), status: 1, reason: BUSY_REASON }
+    if (!busy) {
+      try {
+        answers[i] = publishOne(db, metrics, { ...input, id: ids[i]! })
+        continue
+      } catch (e) {
+        if (!opts.busyAsRefusal || !isLocked(e)) throw e
+        busy = true
+      }
     }
+    answers[i] = { id: batchItemId(ids[i]!), status: 1, reason: BUSY_REASON }
   }
   return answers
 }

@@ -12,7 +12,7 @@ import { stripStamp } from '../content/document'
 import { draftId, isStorableId, isValidCanonicalId, parseId } from '../content/ids'
 import { loadLive } from '../content/service'
 import { badRequest, notFound } from '../errors'
-import { parseTimestamp } from '../timestamps'
+import { parseTimestamp, timestampProblem } from '../timestamps'
 
 export type SnapshotRow = typeof snapshots.$inferSelect
 export type SnapshotStatus = 'active' | 'expired' | 'revoked'
@@ -59,7 +59,7 @@ function readName(name: unknown): string | null {
 function readExpiry(expiresAt: unknown, now: Date): string | null {
   if (expiresAt === undefined || expiresAt === null) return null
   const at = parseTimestamp(expiresAt)
-  if (at === null) throw badRequest('bad_expiry', '`expiresAt` must be an RFC 3339 timestamp with its offset, e.g. `2030-01-01T09:00:00Z`, and a real calendar date.')
+  if (at === null) throw badRequest('bad_expiry', timestampProblem('expiresAt'))
   if (at <= now.getTime()) throw badRequest('bad_expiry', '`expiresAt` must lie in the future.')
   return new Date(at).toISOString()
 }

@@ -78,7 +78,7 @@ export interface DeliveryPage {
   limit?: number
   /** The eventId of the last event of the previous page. */
   before?: string
-  status?: 'pending' | 'delivered' | 'failed'
+  status?: OutboxRow['status']
 }
 
 /**

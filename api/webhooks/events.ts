@@ -9,7 +9,7 @@ import { raw } from '../../db/store'
 import { getContentType, getTeam } from '../teams/service'
 import type { EventPayload, EventType } from './model'
 import { computeUrls, pagesFrom, toPageNode, type PageNode, type PageSource } from './urls'
-import { same } from '../content/document'
+import { asDocument, changedLocales, fieldsChanged } from '../content/document'
 
 export interface PublishedChange {
   teamId: string
@@ -51,15 +51,14 @@ export function recordUnpublished(tx: Tx, change: UnpublishedChange): void {
 export function recordChangedInPlace(tx: Tx, change: { teamId: string; before: DocumentRow | null; after: DocumentRow; userId: string }): void {
   const { before, after } = change
   if (!before?.published || before.deletedAt || !after.published) return
-  const b = before.body as { fields?: unknown; locales?: Record<string, unknown> }
-  const a = after.body as { fields?: unknown; locales?: Record<string, unknown> }
-  const all = [...new Set([...Object.keys(b.locales ?? {}), ...Object.keys(a.locales ?? {})])]
-  const changed = all.filter((l) => !same(b.locales?.[l], a.locales?.[l]))
+  const b = asDocument(before.body)
+  const a = asDocument(after.body)
+  const changed = changedLocales(b, a)
   // A new content type alone moves its URLs too (a type without URLs serves no page) and its collection.
-  if (changed.length === 0 && same(b.fields, a.fields) && before.body.contentType === after.body.contentType) return
+  if (changed.length === 0 && !fieldsChanged(b, a) && b.contentType === a.contentType) return
   // A change of non-localizable fields (or of the type) touches every locale the document is served in.
-  const locales = changed.length > 0 ? changed : Object.keys(a.locales ?? {})
-  documentEvent(tx, { eventType: 'content.published', status: 'published', teamId: change.teamId, userId: change.userId, row: after, before, after, locales: locales.sort() })
+  const locales = changed.length > 0 ? changed : Object.keys(a.locales).sort()
+  documentEvent(tx, { eventType: 'content.published', status: 'published', teamId: change.teamId, userId: change.userId, row: after, before, after, locales })
 }
 
 interface DocumentEvent {

@@ -5,7 +5,7 @@ import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
 import { listDeliveries, parseLimit, redeliver, testWebhook } from './deliveries'
 import { registerDeliveryMetrics } from './metrics'
-import { DeliveryView, EventTypeSchema, RedeliveryAccepted, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret } from './model'
+import { DeliveryStatus, DeliveryView, EventTypeSchema, RedeliveryAccepted, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret } from './model'
 import { createWebhook, deleteWebhook, getWebhookRow, listWebhooks, toRecord, updateWebhook } from './service'
 
 const teamParams = t.Object({ teamId: t.String({ maxLength: 200 }) })
@@ -84,7 +84,7 @@ export function webhookRoutes(deps: AppDeps) {
         query: t.Object({
           limit: t.Optional(t.String()),
           before: t.Optional(t.String({ maxLength: 200 })),
-          status: t.Optional(t.Union([t.Literal('pending'), t.Literal('delivered'), t.Literal('failed')])),
+          status: t.Optional(DeliveryStatus),
         }, { additionalProperties: true }),
         response: { 200: t.Array(DeliveryView), ...errors },
         detail: {

@@ -94,10 +94,13 @@ export const AttemptView = t.Object({
   nextAttemptAt: t.Union([t.String(), t.Null()]),
   responseBody: t.String({ description: "The receiver's answer, up to 4 KiB; empty when there was none" }),
 }, { additionalProperties: false, title: 'DeliveryAttempt' })
+/** Where a delivery (one event to one webhook) stands. */
+export const DeliveryStatus = t.Union([t.Literal('pending'), t.Literal('delivered'), t.Literal('failed')])
+
 export const DeliveryView = t.Object({
   eventId: t.String(),
   eventType: EventTypeSchema,
-  status: t.Union([t.Literal('pending'), t.Literal('delivered'), t.Literal('failed')]),
+  status: DeliveryStatus,
   createdAt: t.String(),
   attempts: t.Array(AttemptView),
 }, { additionalProperties: false, title: 'Delivery' })
@@ -110,7 +113,7 @@ export const DeliveryView = t.Object({
 const nullable = <T extends TSchema>(schema: T, description: string) => t.Union([schema, t.Null()], { description })
 export const EventPayload = t.Object({
   v: t.Literal(2, { description: 'Payload version; fields are only ever added within a version' }),
-  eventType: t.Union([t.Literal('content.published'), t.Literal('content.unpublished'), t.Literal('site.changed')], { description: 'Equals the `X-Service-Event` header' }),
+  eventType: t.Union(EventTypeSchema.anyOf, { description: 'Equals the `X-Service-Event` header' }),
   eventId: t.String({ format: 'uuid', description: 'Equals the `X-Service-Delivery` header; identical on every retry' }),
   occurredAt: t.String({ format: 'date-time', description: 'UTC timestamp (ISO 8601) of the event' }),
   teamId: t.String(),

@@ -36,6 +36,8 @@ const refusal = (result: any) => {
   return JSON.parse(result.content[0].text)
 }
 
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }
+
 describe('MCP server for assistants', () => {
   test('initialize and tools/list: publish_content and get_content with their JSON Schemas', async () => {
     const client = await connect(TOKENS.editor)
@@ -139,13 +141,12 @@ describe('MCP server for assistants', () => {
   })
 
   test('the route keeps the api auth: no token 401, another team 403, as JSON bodies with codes', async () => {
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }
     const headers = { accept: 'application/json, text/event-stream' }
-    const anonymous = await ctx.call('POST', `/mcp/${TEAM}`, { token: null, body: init, headers })
+    const anonymous = await ctx.call('POST', `/mcp/${TEAM}`, { token: null, body: INIT, headers })
     expect(anonymous.status).toBe(401)
     expect(anonymous.body).toEqual({ error: 'unauthorized', message: expect.any(String) })
     expect(anonymous.headers.get('www-authenticate')).toBe('Bearer')
-    const outsider = await ctx.call('POST', `/mcp/${TEAM}`, { token: TOKENS.outsider, body: init, headers })
+    const outsider = await ctx.call('POST', `/mcp/${TEAM}`, { token: TOKENS.outsider, body: INIT, headers })
     expect(outsider.status).toBe(403)
     expect(outsider.body).toEqual({ error: 'forbidden', message: 'You are not a member of this team.' })
     await expect(connect(TOKENS.outsider)).rejects.toThrow()
@@ -165,7 +166,6 @@ describe('MCP server for assistants', () => {
   })
 })
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }
 const call = (name: string, args: unknown, id = 7) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
 
 describe('MCP requests the route refuses or serves plainly', () => {
@@ -176,8 +176,11 @@ describe('MCP requests the route refuses or serves plainly', () => {
       const res = await ctx.call('POST', `/mcp/${TEAM}`, { body, headers: { accept: 'application/json, text/event-stream' } })
       expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: expect.stringContaining('batches are not taken') } })
     }
-    // Authorisation still comes first: an outsider learns nothing about the body rules.
-    expect((await ctx.call('POST', `/mcp/${TEAM}`, { token: TOKENS.outsider, body: batch })).status).toBe(403)
+    // Authorisation still comes first: an outsider learns nothing about the body rules, whichever refuses it.
+    for (const body of [batch, { ...INIT, id: 1.5 }, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} }, { hello: 1 }]) {
+      const res = await ctx.call('POST', `/mcp/${TEAM}`, { token: TOKENS.outsider, body })
+      expect({ body, status: res.status, error: res.body.error }).toEqual({ body, status: 403, error: 'forbidden' })
+    }
     expect((await ctx.call('GET', `/content/${TEAM}?id=pages/batched`)).status).toBe(404)
     expect(await versions('pages/batched')).toEqual([])
   })

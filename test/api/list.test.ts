@@ -1,12 +1,12 @@
 /** `GET /content/list/{activeTeam}`: the team's documents, one row per canonical id, keyset-paged. */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, enc, TEAM, TOKENS, type TestContext } from '../helpers'
+import { ok } from '../restore/fixtures'
 
 let ctx: TestContext
 const list = (query = '', token = TOKENS.editor) => ctx.call('GET', `/content/list/${TEAM}${query}`, { token })
 const page = (id: string, en: string, de?: string) =>
   ({ id, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: en, slug: en }, ...(de ? { de: { title: de, slug: de } } : {}) } })
-const ok = async (res: Promise<{ status: number }>) => expect((await res).status).toBe(200)
 
 beforeAll(async () => {
   ctx = await createTestContext()

@@ -406,6 +406,37 @@ test('a publish writes an outbox row; redeliver puts the same event back to pend
   expect((await ctx.call('POST', `${base}/${hook.id}/deliveries/nope/redeliver`, { token: TOKENS.webhooks })).status).toBe(404)
 })
 
+test('publish and its outbox rows are one transaction: one row per subscribed webhook, or, when the outbox write fails, no publish either', async () => {
+  const own = await createTestContext()
+  try {
+    const hook = async (label: string, events?: string[]) =>
+      (await own.call('POST', base, { token: TOKENS.webhooks, body: { label, provider: 'custom', target: rx.url, ...(events ? { events } : {}) } })).body.id as string
+    const [a, b] = [await hook('a'), await hook('b', ['content.published'])]
+    await hook('site only', ['site.changed']) // not subscribed to content.published: no row
+    const doc = (id: string, slug: string) => ({ id, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: slug, slug } } })
+    const c = own.db.$client
+    const rows = (id: string) => c.query(`SELECT webhook_id AS hook FROM outbox JOIN outbox_events USING (event_id)
+      WHERE json_extract(payload, '$.documentId') = ? ORDER BY webhook_id`).all(id).map((r) => (r as { hook: string }).hook)
+    expect((await own.call('POST', `/content/${TEAM}`, { body: doc('pages/tx-ok', 'tx-ok') })).status).toBe(200)
+    expect((await own.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/tx-ok'] } })).body[0].status).toBe(0)
+    expect(rows('pages/tx-ok')).toEqual([a, b].sort())
+    // The outbox write fails inside the publish (a trigger stands in for a full disk or a constraint).
+    expect((await own.call('POST', `/content/${TEAM}`, { body: doc('pages/tx-fail', 'tx-fail') })).status).toBe(200)
+    c.exec(`CREATE TRIGGER outbox_fails BEFORE INSERT ON outbox BEGIN SELECT RAISE(ABORT, 'outbox write failed'); END`)
+    const failed = await own.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/tx-fail'] } })
+    c.exec('DROP TRIGGER outbox_fails')
+    expect({ status: failed.status, error: failed.body.error }).toEqual({ status: 500, error: 'internal' })
+    expect(rows('pages/tx-fail')).toEqual([])
+    expect(c.query('SELECT COUNT(*) AS n FROM outbox_events WHERE json_extract(payload, \'$.documentId\') = ?').get('pages/tx-fail')).toEqual({ n: 0 })
+    // Nothing of the publish stayed: not live, unstamped, no Published Version.
+    const stayed = (await own.call('GET', `/content/${TEAM}?id=pages/tx-fail`)).body
+    expect({ published: stayed['@metadata'].published, stamp: stayed.__publishedAt ?? null }).toEqual({ published: false, stamp: null })
+    expect((await own.call('GET', `/content/versions/${TEAM}?id=pages/tx-fail`)).body.rows).toEqual([])
+  } finally {
+    own.close()
+  }
+})
+
 test('delivery metrics are on /metrics', async () => {
   const res = await ctx.call('GET', '/metrics', { token: TOKENS.translator })
   expect(res.text).toContain('service_webhook_outbox{status="pending"}')

@@ -182,11 +182,12 @@ test('HOST=127.0.0.1 keeps the api off every other address (behind a reverse pro
   try {
     const listening = await waitFor(() => logLine(output.text, 'api listening'), 20_000, 'api listening')
     expect({ host: listening.host, health: (await fetch(`http://127.0.0.1:${listening.port}/health`)).status }).toEqual({ host: '127.0.0.1', health: 200 })
-    // Another address of this machine, where there is one (a container may have only loopback).
+    // Another address of this machine: always 127.0.0.2 (Linux routes all of 127/8 to loopback, and a
+    // listener on every address answers there), and a network interface's where there is one.
     const other = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)
-    if (other) {
-      const reached = await fetch(`http://${other.address}:${listening.port}/health`).then(() => true, () => false)
-      expect({ address: other.address, reached }).toEqual({ address: other.address, reached: false })
+    for (const address of ['127.0.0.2', ...(other ? [other.address] : [])]) {
+      const reached = await fetch(`http://${address}:${listening.port}/health`).then(() => true, () => false)
+      expect({ address, reached }).toEqual({ address, reached: false })
     }
   } finally {
     proc.kill('SIGTERM')
