@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Database } from 'bun:sqlite'
 import { openDb, type Db } from '../db/client'
 import { createApp } from '../api/app'
 import { loadConfig, type Config } from '../api/config'
@@ -145,6 +146,68 @@ export async function runWorkers(script: string, count: number, argsOf: (worker:
   const outputs = await Promise.all(procs.map(async (p) => { await p.exited; return new Response(p.stdout).text() }))
   const results = outputs.flatMap((o) => o.split('\n').filter((l) => l.startsWith('RESULT ')).map((l) => JSON.parse(l.slice(7))))
   return { exitCodes: procs.map((p) => p.exitCode), results }
+}
+
+const root = join(import.meta.dir, '..')
+
+/**
+ * The api as its own process (`bun api/main.ts` unless `argv` says otherwise) on PORT=0 with
+ * LOG_LEVEL=info, `env` over this process's environment (or over `baseEnv`); output collected as
+ * it comes. `listening()` waits for its `api listening` line (the port it got, its host);
+ * `stop()` sends SIGTERM and answers the exit code once its output has ended.
+ */
+export function spawnApi(env: Record<string, string>, opts: { argv?: string[]; cwd?: string; baseEnv?: Record<string, string | undefined> } = {}) {
+  const proc = Bun.spawn(opts.argv ?? ['bun', 'api/main.ts'], {
+    cwd: opts.cwd ?? root, env: { ...(opts.baseEnv ?? process.env), PORT: '0', LOG_LEVEL: 'info', ...env }, stdout: 'pipe', stderr: 'pipe',
+  })
+  const stdout = collectOutput(proc.stdout)
+  const stderr = collectOutput(proc.stderr)
+  return {
+    proc, stdout, stderr,
+    listening: () => waitFor(() => logLine(stdout.text, 'api listening'), 20_000, 'api listening') as Promise<{ port: number; host: string }>,
+    async stop(): Promise<number> {
+      proc.kill('SIGTERM')
+      const code = await proc.exited
+      await Promise.all([stdout.done, stderr.done])
+      return code
+    },
+  }
+}
+
+/**
+ * Another connection holding the write lock on the database at `path`, as another process does
+ * during a large seed. `release` ends that transaction (ROLLBACK unless told COMMIT) and closes
+ * the connection; a second call does nothing, so a `finally` may call it again.
+ */
+export function holdWriteLock(path: string): { release: (end?: 'ROLLBACK' | 'COMMIT') => void } {
+  const other = new Database(path)
+  other.exec('PRAGMA busy_timeout = 5000')
+  other.exec('BEGIN IMMEDIATE')
+  let held = true
+  return {
+    release(end = 'ROLLBACK') {
+      if (!held) return
+      held = false
+      other.exec(end)
+      other.close()
+    },
+  }
+}
+
+/**
+ * One delivery written straight into the outbox, with its event's bytes (once per event id), as
+ * the api would have left it: for tests of the log, retention and deletion that need many rows.
+ * `at` is its created, updated and next-attempt time. Answers its `seq`.
+ */
+export function insertDelivery(c: Database, d: {
+  eventId: string; webhookId: string; status?: 'pending' | 'delivered' | 'failed'; attempts?: number; at?: number; lease?: [token: string, expiresAt: number]
+}): number {
+  c.query('INSERT OR IGNORE INTO outbox_events (event_id, payload) VALUES (?, ?)').run(d.eventId, '{"v":2}')
+  const at = d.at ?? 0
+  const row = c.query(`INSERT INTO outbox (event_id, webhook_id, team_id, event_type, status, attempts, next_attempt_at, created_at, updated_at, lease_token, lease_expires_at)
+    VALUES (?, ?, ?, 'content.published', ?, ?, ?, ?, ?, ?, ?) RETURNING seq`)
+    .get(d.eventId, d.webhookId, TEAM, d.status ?? 'delivered', d.attempts ?? 1, at, at, at, d.lease?.[0] ?? null, d.lease?.[1] ?? null) as { seq: number }
+  return row.seq
 }
 
 /** The first pino line of `text` with message `msg`, parsed; undefined until it is there. */

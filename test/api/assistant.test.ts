@@ -5,8 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { Database } from 'bun:sqlite'
-import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { createTestContext, holdWriteLock, TEAM, TOKENS, type TestContext } from '../helpers'
 import { BUSY_REASON, publishBatch } from '../../api/publish/service'
 
 let ctx: TestContext
@@ -236,8 +235,7 @@ describe('MCP requests the route refuses or serves plainly', () => {
   test("another process's write lock: reads answer at once; a publish waits, then answers busy and publishes nothing", async () => {
     await draft('pages/locked', 'Locked', 'locked')
     const client = await connect(TOKENS.editor)
-    const other = new Database(ctx.path)
-    other.exec('BEGIN IMMEDIATE')
+    const other = holdWriteLock(ctx.path)
     ctx.db.$client.exec('PRAGMA busy_timeout = 300')
     try {
       const t = performance.now()
@@ -248,8 +246,7 @@ describe('MCP requests the route refuses or serves plainly', () => {
       const busy = refusal(await client.callTool({ name: 'publish_content', arguments: { ids: ['pages/locked'] } }))
       expect(busy).toEqual({ error: 'busy', message: 'The database stayed locked by another write (e.g. a large seed). Try again shortly.' })
     } finally {
-      other.exec('ROLLBACK')
-      other.close()
+      other.release()
       ctx.db.$client.exec('PRAGMA busy_timeout = 10000')
     }
     expect((await ctx.call('GET', `/content/${TEAM}?id=pages/locked`)).status).toBe(404)
@@ -259,8 +256,7 @@ describe('MCP requests the route refuses or serves plainly', () => {
   })
 
   test('busyAsRefusal: a lock held past the timeout inside a batch refuses that item and the rest, naming them, instead of throwing', () => {
-    const other = new Database(ctx.path)
-    other.exec('BEGIN IMMEDIATE')
+    const other = holdWriteLock(ctx.path)
     ctx.db.$client.exec('PRAGMA busy_timeout = 100')
     try {
       const input = { teamId: TEAM, stampUserId: 'u-editor', actorUserId: 'u-editor', source: 'assistant' as const }
@@ -269,8 +265,7 @@ describe('MCP requests the route refuses or serves plainly', () => {
       ])
       expect(() => publishBatch(ctx.db, ctx.metrics, ['pages/home'], input)).toThrow(/locked/)
     } finally {
-      other.exec('ROLLBACK')
-      other.close()
+      other.release()
       ctx.db.$client.exec('PRAGMA busy_timeout = 10000')
     }
   })

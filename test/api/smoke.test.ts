@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
-import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { createTestContext, holdWriteLock, TEAM, TOKENS, type TestContext } from '../helpers'
 import { errorResponse } from '../../api/app'
 import { createLogger } from '../../api/log'
 
@@ -76,10 +75,9 @@ test('HEAD answers as GET without a body, through the same checks', async () => 
 test('a write that waits past the busy timeout on another process\'s lock is 503 busy with Retry-After, then goes through; the failure is logged with method and path', async () => {
   const lines: string[] = []
   const logged = await createTestContext({ logTo: (line) => lines.push(line) })
-  const other = new Database(logged.path)
+  logged.db.$client.exec('PRAGMA busy_timeout = 50')
+  const other = holdWriteLock(logged.path) // as a long seed in another process holds it
   try {
-    logged.db.$client.exec('PRAGMA busy_timeout = 50')
-    other.exec('BEGIN IMMEDIATE') // as a long seed in another process holds it
     const doc = { id: 'pages/busy', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'B', slug: 'busy' } } }
     // With a query: the logged path leaves it out (a query may carry ids or tokens of other systems).
     const res = await logged.call('POST', `/content/${TEAM}?id=pages/busy`, { body: doc })
@@ -87,19 +85,18 @@ test('a write that waits past the busy timeout on another process\'s lock is 503
       .toEqual({ status: 503, body: { error: 'busy', message: expect.any(String) }, retryAfter: '1' })
     const warn = lines.map((l) => JSON.parse(l)).find((l) => l.msg.includes('locked'))
     expect(warn).toMatchObject({ level: 40, method: 'POST', path: `/content/${TEAM}` })
-    other.exec('ROLLBACK')
+    other.release()
     expect((await logged.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
   } finally {
-    other.close()
+    other.release()
     logged.close()
   }
 })
 
 test('a write waiting for another process\'s lock does not hold up other requests, and goes through when the lock is free', async () => {
   const waiting = await createTestContext()
-  const other = new Database(waiting.path)
+  const other = holdWriteLock(waiting.path) // a large seed in another process holds the write lock
   try {
-    other.exec('BEGIN IMMEDIATE') // a large seed in another process holds the write lock
     const doc = { id: 'pages/waits', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'W', slug: 'waits' } } }
     let writeDone = false
     const write = waiting.call('POST', `/content/${TEAM}`, { body: doc }).finally(() => (writeDone = true))
@@ -110,11 +107,11 @@ test('a write waiting for another process\'s lock does not hold up other request
     const read = await waiting.call('GET', `/content/${TEAM}?id=pages/home`)
     expect({ health: health.status, read: read.status, writeDone }).toEqual({ health: 200, read: 200, writeDone: false })
     expect(performance.now() - started).toBeLessThan(2000)
-    other.exec('COMMIT')
+    other.release('COMMIT')
     const res = await write
     expect({ status: res.status, id: res.body.id }).toEqual({ status: 200, id: 'pages/waits' })
   } finally {
-    other.close()
+    other.release()
     waiting.close()
   }
 })

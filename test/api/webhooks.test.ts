@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { Database } from 'bun:sqlite'
-import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { createTestContext, holdWriteLock, insertDelivery, TEAM, TOKENS, type TestContext } from '../helpers'
 import { DELETE_STEP, deleteDeliveriesStep } from '../../api/webhooks/service'
 import { startReceiver, type TestReceiver } from '../receiver'
 import { verifySignature } from '../../receiver'
@@ -229,25 +228,17 @@ test('a long delivery log is deleted in short steps; pending rows (in flight, du
     const gone = await hook('gone')
     const kept = await hook('kept')
     const c = own.db.$client
-    const event = c.query('INSERT INTO outbox_events (event_id, payload) VALUES (?, ?)')
-    const row = c.query(`INSERT INTO outbox (event_id, webhook_id, team_id, event_type, status, attempts, next_attempt_at, created_at, updated_at, lease_token, lease_expires_at)
-      VALUES (?1, ?2, '${TEAM}', 'content.published', ?3, 1, 0, 0, 0, ?4, ?5) RETURNING seq`)
     const attempt = c.query(`INSERT INTO delivery_attempts (outbox_seq, webhook_id, event_id, attempt, trigger, started_at, status_code, error, duration_ms, response_body)
       VALUES (?, ?, ?, 1, 'scheduled', 0, 200, NULL, 3, 'ok')`)
-    const add = (id: string, webhookId: string, status = 'delivered', lease: [string, number] | [null, null] = [null, null]) => {
-      const { seq } = row.get(id, webhookId, status, ...lease) as { seq: number }
-      attempt.run(seq, webhookId, id)
-    }
+    const add = (eventId: string, webhookId: string, status: 'pending' | 'delivered' = 'delivered', lease?: [string, number]) =>
+      attempt.run(insertDelivery(c, { eventId, webhookId, status, lease }), webhookId, eventId)
     c.transaction(() => {
       add('ev-in-flight', gone, 'pending', ['lease-1', Date.now() + 60_000]) // a dispatcher is sending it
       add('ev-due', gone, 'pending') // not sent yet: a deletion cut short must not drop it
       for (let i = 0; i < 1234; i++) {
-        event.run(`ev-${i}`, '{"v":2}')
         add(`ev-${i}`, gone)
         if (i % 100 === 0) add(`ev-${i}`, kept) // an event both webhooks were sent
       }
-      event.run('ev-in-flight', '{"v":2}')
-      event.run('ev-due', '{"v":2}')
     })()
     const count = (sql: string) => (c.query(sql).get() as { n: number }).n
     const consistent = () => {
@@ -286,22 +277,15 @@ test('deleting a webhook with a long log waits for a free write lock between its
   try {
     const id = (await own.call('POST', base, { token: TOKENS.webhooks, body: { label: 'h', provider: 'custom', target: rx.url } })).body.id as string
     const c = own.db.$client
-    const row = c.query(`INSERT INTO outbox (event_id, webhook_id, team_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
-      VALUES (?1, ?2, '${TEAM}', 'content.published', 'delivered', 1, 0, 0, 0)`)
     c.transaction(() => {
-      for (let i = 0; i < 3 * DELETE_STEP; i++) {
-        c.query('INSERT INTO outbox_events (event_id, payload) VALUES (?, ?)').run(`ev-${i}`, '{}')
-        row.run(`ev-${i}`, id)
-      }
+      for (let i = 0; i < 3 * DELETE_STEP; i++) insertDelivery(c, { eventId: `ev-${i}`, webhookId: id })
     })()
     // Another process takes the write lock as soon as the first step has given it back.
-    const other = new Database(own.path)
-    let steps: number
     const outbox = () => (c.query(`SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = '${id}'`).get() as { n: number }).n
     const deleting = own.call('DELETE', `${base}/${id}`, { token: TOKENS.webhooks })
     while (outbox() === 3 * DELETE_STEP) await Bun.sleep(0) // a look between every two of its turns
-    other.exec('BEGIN IMMEDIATE')
-    steps = outbox()
+    const other = holdWriteLock(own.path)
+    const steps = outbox()
     // Stopped part way: the log goes in steps, not in one transaction.
     expect(steps).toBeGreaterThan(0)
     expect(steps).toBeLessThan(3 * DELETE_STEP)
@@ -311,11 +295,10 @@ test('deleting a webhook with a long log waits for a free write lock between its
     // Held by the other process: the deletion waits (on timers: this process keeps running) and takes nothing.
     expect(outbox()).toBe(steps)
     expect(ticks.n).toBeGreaterThan(10)
-    other.exec('COMMIT')
+    other.release('COMMIT')
     clearInterval(ticker)
     expect((await deleting).status).toBe(204)
     expect(outbox()).toBe(0)
-    other.close()
   } finally {
     own.close()
   }

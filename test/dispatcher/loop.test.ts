@@ -1,7 +1,6 @@
 /** The dispatcher loop driven in-process with `runOnce(now)` and a hand-moved clock. */
 import { afterEach, beforeEach, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
-import { createTestContext, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
+import { createTestContext, holdWriteLock, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { enqueueEvent } from '../../api/webhooks/events'
 import { samplePayload } from '../../api/webhooks/deliveries'
 import { startReceiver, type TestReceiver } from '../receiver'
@@ -374,8 +373,7 @@ test('stop() gives rows claimed ahead back at once (no lease left to expire)', a
 })
 
 test('an idle pass takes no write lock: an api writer holding it never stalls the dispatcher', async () => {
-  const writer = new Database(ctx.path)
-  writer.exec('BEGIN IMMEDIATE') // as the api does for every write
+  const writer = holdWriteLock(ctx.path) // as the api does for every write
   try {
     const lines: string[] = []
     const d = dispatcher({ log: createLogger('warn', 'test', { write: (l: string) => void lines.push(l) }) })
@@ -385,8 +383,7 @@ test('an idle pass takes no write lock: an api writer holding it never stalls th
     expect(performance.now() - started).toBeLessThan(1000)
     expect(lines).toEqual([])
   } finally {
-    writer.exec('ROLLBACK')
-    writer.close()
+    writer.release()
   }
 })
 
@@ -439,14 +436,12 @@ test('with the write lock held by another process, a pass with work due writes n
   const at = clock + 60_000 // the schedule and the site change's quiet window are both due
   const lines: string[] = []
   const d = dispatcher({ log: createLogger('info', 'test', { write: (l: string) => void lines.push(l) }) })
-  const other = new Database(ctx.path)
-  other.exec('BEGIN IMMEDIATE')
+  const other = holdWriteLock(ctx.path)
   const t = performance.now()
   try {
     expect(await d.runOnce(at)).toBe(0)
   } finally {
-    other.exec('ROLLBACK')
-    other.close()
+    other.release()
   }
   expect(performance.now() - t).toBeLessThan(1000) // waiting would take busy_timeout, 10 s
   expect(lines).toEqual([])

@@ -3,8 +3,7 @@
  * dispatcher loop with a hand-moved clock, and seen through the api's delivery log.
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
-import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { createTestContext, holdWriteLock, insertDelivery, TEAM, TOKENS, type TestContext } from '../helpers'
 import { startReceiver, type TestReceiver } from '../receiver'
 import { createDispatcher } from '../../dispatcher/loop'
 import { pruneDeliveries } from '../../dispatcher/prune'
@@ -101,11 +100,7 @@ test('caught up, the next look is 10 minutes later; a backlog is pruned 200 per 
   const c = ctx.db.$client
   const t = clock - 2 * RETENTION
   c.transaction(() => {
-    for (let i = 0; i < 300; i++) {
-      c.query('INSERT INTO outbox_events (event_id, payload) VALUES (?, ?)').run(`e${i}`, '{}')
-      c.query(`INSERT INTO outbox (event_id, webhook_id, team_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
-        VALUES (?, ?, ?, 'content.published', 'delivered', 1, ?, ?, ?)`).run(`e${i}`, hooks[0]!.id, TEAM, t, t + i, t + i)
-    }
+    for (let i = 0; i < 300; i++) insertDelivery(c, { eventId: `e${i}`, webhookId: hooks[0]!.id, at: t + i })
   })()
   clock += 10 * 60_000
   await d.runOnce(clock)
@@ -122,14 +117,12 @@ test('with the write lock held by another process the prune waits for the next p
   await dispatcher({ now: () => now }).runOnce(now)
   const later = now + RETENTION + 1000
   const d = dispatcher({ now: () => later })
-  const other = new Database(ctx.path)
-  other.exec('BEGIN IMMEDIATE')
+  const other = holdWriteLock(ctx.path)
   const t = performance.now()
   try {
     await d.runOnce(later)
   } finally {
-    other.exec('ROLLBACK')
-    other.close()
+    other.release()
   }
   expect(performance.now() - t).toBeLessThan(1000) // waiting would take busy_timeout, 10 s
   expect(count('outbox')).toBe(2)
@@ -144,9 +137,7 @@ test('pruneDeliveries: emitted site changes past the cutoff go, held ones stay; 
     .run(TEAM, cutoff - 5000, cutoff - 4000, TEAM, cutoff - 5000)
   // Row 1 written after the cutoff; row 2, behind it, carries an older time (the clock stepped back).
   for (const [i, at] of [[1, cutoff + 10], [2, cutoff - 10_000]] as const) {
-    c.query('INSERT INTO outbox_events (event_id, payload) VALUES (?, ?)').run(`s${i}`, '{}')
-    c.query(`INSERT INTO outbox (event_id, webhook_id, team_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
-      VALUES (?, ?, ?, 'content.published', 'failed', 3, ?, ?, ?)`).run(`s${i}`, hooks[0]!.id, TEAM, at, at, at)
+    insertDelivery(c, { eventId: `s${i}`, webhookId: hooks[0]!.id, status: 'failed', attempts: 3, at })
   }
   expect(pruneDeliveries(ctx.db, cutoff, 100)).toEqual({ deliveries: 1, events: 1, siteChanges: 1, next: null })
   expect((c.query('SELECT emitted_at FROM site_changes').all() as { emitted_at: number | null }[])).toEqual([{ emitted_at: null }])
@@ -160,10 +151,7 @@ test('pruneDeliveries: a step reads a bounded slice and says where the sweep goe
   c.transaction(() => {
     for (let i = 0; i < 2500; i++) {
       // Every other row recent: the first 2,000 rows read hold 1,000 old ones.
-      const at = i % 2 === 0 ? old : cutoff + 10
-      c.query('INSERT INTO outbox_events (event_id, payload) VALUES (?, ?)').run(`b${i}`, '{}')
-      c.query(`INSERT INTO outbox (event_id, webhook_id, team_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
-        VALUES (?, ?, ?, 'content.published', 'delivered', 1, ?, ?, ?)`).run(`b${i}`, hooks[0]!.id, TEAM, at, at, at)
+      insertDelivery(c, { eventId: `b${i}`, webhookId: hooks[0]!.id, at: i % 2 === 0 ? old : cutoff + 10 })
     }
     for (let i = 0; i < 5; i++) c.query(`INSERT INTO site_changes (team_id, status, occurred_at, emitted_at) VALUES (?, 'locales', ?, ?)`).run(TEAM, old, old)
   })()

@@ -3,9 +3,8 @@
  * of a `createApp` instance, delivering to real receivers on 127.0.0.1.
  */
 import { afterEach, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
 import { verify } from '@octokit/webhooks-methods'
-import { collectOutput, createTestContext, makeTestDir, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
+import { collectOutput, createTestContext, holdWriteLock, makeTestDir, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { startReceiver, TLS_FIXTURE, type Answer, type TestReceiver } from '../receiver'
 import { verifySignature } from '../../receiver'
 import { hostname } from 'node:os'
@@ -254,11 +253,9 @@ test('another process holding the write lock does not stop the dispatcher: answe
   await waitFor(() => rx.requests.length > 0 && slower.requests.length > 0, 10_000, 'both sends in flight')
   // A second process's long write (a large seed, say): the first answer (300 ms) comes while it
   // holds the lock and must wait to be recorded; the second (800 ms) must still be read at once.
-  const other = new Database(ctx.path)
-  other.exec('BEGIN IMMEDIATE')
+  const other = holdWriteLock(ctx.path)
   await Bun.sleep(2000)
-  other.exec('ROLLBACK')
-  other.close()
+  other.release()
   const rows = () => ctx.db.$client.query('SELECT w.label, a.status_code AS statusCode, a.duration_ms AS durationMs FROM delivery_attempts a JOIN webhooks w ON w.id = a.webhook_id ORDER BY w.label').all() as { label: string; statusCode: number; durationMs: number }[]
   await waitFor(() => rows().length === 2, 10_000, 'both attempts recorded')
   const [fast, slow] = rows()

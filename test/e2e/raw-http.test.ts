@@ -10,14 +10,11 @@ import { join } from 'node:path'
 import { rmSync } from 'node:fs'
 import { openDb } from '../../db/client'
 import { seed } from '../../cli/seed'
-import { collectOutput, logLine, makeTestDir, testSeed, TEAM, TOKENS, waitFor } from '../helpers'
+import { makeTestDir, spawnApi, testSeed, TEAM, TOKENS } from '../helpers'
 
-const root = join(import.meta.dir, '../..')
 const dir = makeTestDir('raw-http-')
 let port = 0
-let api: ReturnType<typeof Bun.spawn>
-let stderr: ReturnType<typeof collectOutput>
-let stdout: ReturnType<typeof collectOutput>
+let api: ReturnType<typeof spawnApi>
 
 beforeAll(async () => {
   const path = join(dir, 'content.db')
@@ -26,15 +23,11 @@ beforeAll(async () => {
   db.$client.close()
   // Not NODE_ENV=production: Bun's development error page is what leaked the stack trace.
   const { NODE_ENV: _, ...env } = process.env
-  api = Bun.spawn(['bun', 'api/main.ts'], { cwd: root, env: { ...env, PORT: '0', DATABASE_PATH: path, LOG_LEVEL: 'info' }, stdout: 'pipe', stderr: 'pipe' })
-  stdout = collectOutput(api.stdout as ReadableStream<Uint8Array>)
-  stderr = collectOutput(api.stderr as ReadableStream<Uint8Array>)
-  // PORT=0: the port the api got is in its `api listening` line (no collision with a busy port).
-  port = (await waitFor(() => logLine(stdout.text, 'api listening'), 20_000, 'api listening')).port
+  api = spawnApi({ DATABASE_PATH: path }, { baseEnv: env })
+  port = (await api.listening()).port
 })
 afterAll(async () => {
-  api.kill('SIGTERM')
-  await api.exited
+  await api.stop()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -86,6 +79,6 @@ test.each([
 
 test('nothing of it reached stderr as a stack trace, or the log as an error', async () => {
   await Bun.sleep(100)
-  expect(stderr.text).toBe('')
-  expect(stdout.text).not.toMatch(/"level":50/)
+  expect(api.stderr.text).toBe('')
+  expect(api.stdout.text).not.toMatch(/"level":50/)
 })

@@ -1,23 +1,18 @@
 import { afterAll, expect, test } from 'bun:test'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { collectOutput, logLine, makeTestDir, waitFor } from '../helpers'
+import { logLine, makeTestDir, spawnApi, waitFor } from '../helpers'
 
 const dir = makeTestDir('start-test-')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 test('bun start creates and seeds the database, serves the api, runs the dispatcher, refuses a busy port, and stops both on SIGTERM', async () => {
   const databasePath = join(dir, 'data', 'content.db')
-  const proc = Bun.spawn(['bun', 'start'], {
-    cwd: join(import.meta.dir, '../..'),
-    env: { ...process.env, PORT: '0', DATABASE_PATH: databasePath, LOG_LEVEL: 'info' },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  const output = collectOutput(proc.stdout)
+  const service = spawnApi({ DATABASE_PATH: databasePath }, { argv: ['bun', 'start'] })
+  const output = service.stdout
   try {
     // PORT=0: the port the api got is in its `api listening` line (no collision with a busy port).
-    const { port } = await waitFor(() => logLine(output.text, 'api listening'), 20_000, 'api listening')
+    const { port } = await service.listening()
     const health = await waitFor(async () => {
       try {
         const res = await fetch(`http://127.0.0.1:${port}/health`)
@@ -42,10 +37,9 @@ test('bun start creates and seeds the database, serves the api, runs the dispatc
     expect(((await versions.json()) as { rows: { publishedBy: string }[] }).rows[0]!.publishedBy).toBe('cli')
     await waitFor(() => output.text.includes('"component":"dispatcher"'), 10_000, 'dispatcher log line')
   } finally {
-    proc.kill('SIGTERM')
+    await service.stop()
   }
-  expect(await proc.exited).toBe(0)
-  await output.done
+  expect(service.proc.exitCode).toBe(0)
   expect(output.text).toContain('api stopping')
   expect(output.text).toContain('dispatcher stopping')
   const seeded = 'seeded the demo team "acme": its tokens are the public ones the README lists, so use this database for trying things out only'

@@ -2,9 +2,8 @@ import { afterAll, expect, test } from 'bun:test'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { networkInterfaces } from 'node:os'
-import { Database } from 'bun:sqlite'
 import { openDb } from '../../db/client'
-import { collectOutput, logLine, makeTestDir, waitFor } from '../helpers'
+import { holdWriteLock, makeTestDir, spawnApi, waitFor } from '../helpers'
 
 const root = join(import.meta.dir, '../..')
 const dir = makeTestDir('startup-test-')
@@ -53,28 +52,21 @@ test('a database that cannot be used stops the process at startup, naming DATABA
 test('a write lock another process holds past the busy timeout at startup is waited for, said on stderr, not an exit', async () => {
   const path = join(dir, 'locked', 'content.db')
   openDb(path).$client.close() // migrated: what waits is the write probe, as for a restart during a large seed
-  const holder = new Database(path)
-  holder.exec('PRAGMA busy_timeout = 5000')
-  holder.exec('BEGIN IMMEDIATE')
-  const proc = Bun.spawn(['bun', 'api/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', DATABASE_PATH: path, LOG_LEVEL: 'info' }, stdout: 'pipe', stderr: 'pipe' })
-  const output = collectOutput(proc.stdout)
-  const errors = collectOutput(proc.stderr)
+  const holder = holdWriteLock(path)
+  const api = spawnApi({ DATABASE_PATH: path })
   try {
     // The api's busy timeout is 10 s: past it, before this fix, the api exited 1 ("cannot use the database").
-    await waitFor(() => errors.text.includes('is locked by another process'), 20_000, 'the waiting line')
-    expect(errors.text.trim()).toBe(`api: the database at DATABASE_PATH=${JSON.stringify(path)} is locked by another process's write (a large seed or import?); waiting for it`)
-    expect(proc.exitCode).toBeNull()
-    holder.exec('ROLLBACK')
-    const { port } = await waitFor(() => logLine(output.text, 'api listening'), 20_000, 'api listening')
+    await waitFor(() => api.stderr.text.includes('is locked by another process'), 20_000, 'the waiting line')
+    expect(api.stderr.text.trim()).toBe(`api: the database at DATABASE_PATH=${JSON.stringify(path)} is locked by another process's write (a large seed or import?); waiting for it`)
+    expect(api.proc.exitCode).toBeNull()
+    holder.release()
+    const { port } = await api.listening()
     expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200)
   } finally {
-    if (holder.inTransaction) holder.exec('ROLLBACK')
-    holder.close()
-    proc.kill('SIGTERM')
+    holder.release()
+    await api.stop()
   }
-  expect(await proc.exited).toBe(0)
-  await output.done
-  await errors.done
+  expect(api.proc.exitCode).toBe(0)
 }, 60_000)
 
 test('a port in use stops the api with one line naming PORT (not a stack trace), exit 1', async () => {
@@ -91,20 +83,18 @@ test('a port in use stops the api with one line naming PORT (not a stack trace),
 
 test('the api alone never seeds the demo team (its tokens are public): it warns and answers 401 until a seed', async () => {
   const databasePath = join(dir, 'alone', 'content.db')
-  const proc = Bun.spawn(['bun', 'api/main.ts'], { cwd: root, env: { ...process.env, PORT: '0', DATABASE_PATH: databasePath, LOG_LEVEL: 'info' }, stdout: 'pipe', stderr: 'pipe' })
-  const output = collectOutput(proc.stdout)
+  const api = spawnApi({ DATABASE_PATH: databasePath })
   try {
-    const { port } = await waitFor(() => logLine(output.text, 'api listening'), 20_000, 'api listening')
+    const { port } = await api.listening()
     expect((await fetch(`http://127.0.0.1:${port}/health`)).ok).toBe(true)
     const res = await fetch(`http://127.0.0.1:${port}/content/versions/acme?id=pages/about`, { headers: { authorization: 'Bearer tok-editor' } })
     expect(res.status).toBe(401)
-    expect(output.text).toContain('the database holds no team yet')
-    expect(output.text).not.toContain('seeded')
+    expect(api.stdout.text).toContain('the database holds no team yet')
+    expect(api.stdout.text).not.toContain('seeded')
   } finally {
-    proc.kill('SIGTERM')
+    await api.stop()
   }
-  expect(await proc.exited).toBe(0)
-  await output.done
+  expect(api.proc.exitCode).toBe(0)
 }, 30_000)
 
 // Root writes any file whatever its mode, so this runs where the test can become another user.
@@ -141,27 +131,24 @@ async function unit(name: string): Promise<{ settings: Record<string, string>; e
 }
 
 test('the api as its systemd unit runs it reads no .env from its working directory; PORT=0 logs the port it got', async () => {
-  const api = await unit('content-api.service')
+  const apiUnit = await unit('content-api.service')
   // ExecStart=/usr/local/bin/bun <flags> api/main.ts, run here with this Bun, from a directory holding a .env.
-  const [, ...args] = api.settings.ExecStart!.split(' ')
+  const [, ...args] = apiUnit.settings.ExecStart!.split(' ')
   const work = join(dir, 'unit-work')
   mkdirSync(work)
   writeFileSync(join(work, '.env'), 'MAX_BODY_BYTES=not-a-number\n')
   const argv = args.map((a) => (a.endsWith('.ts') ? join(root, a) : a))
-  const proc = Bun.spawn([process.execPath, ...argv], {
-    cwd: work, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', PORT: '0', DATABASE_PATH: join(dir, 'unit', 'content.db'), LOG_LEVEL: 'info' },
-    stdout: 'pipe', stderr: 'pipe',
+  const api = spawnApi({ DATABASE_PATH: join(dir, 'unit', 'content.db') }, {
+    argv: [process.execPath, ...argv], cwd: work, baseEnv: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp' },
   })
-  const output = collectOutput(proc.stdout)
   try {
-    const listening = await waitFor(() => logLine(output.text, 'api listening'), 20_000, 'api listening')
+    const listening = await api.listening()
     expect(listening.port).toBeGreaterThan(0)
     expect((await fetch(`http://127.0.0.1:${listening.port}/health`)).status).toBe(200)
   } finally {
-    proc.kill('SIGTERM')
+    await api.stop()
   }
-  expect({ code: await proc.exited, stderr: await new Response(proc.stderr).text() }).toEqual({ code: 0, stderr: '' })
-  await output.done
+  expect({ code: api.proc.exitCode, stderr: api.stderr.text }).toEqual({ code: 0, stderr: '' })
 }, 30_000)
 
 test('each systemd unit waits longer for a stop than a webhook send may take (WEBHOOK_TIMEOUT_MS, 30 s by default)', async () => {
@@ -175,12 +162,9 @@ test('each systemd unit waits longer for a stop than a webhook send may take (WE
 })
 
 test('HOST=127.0.0.1 keeps the api off every other address (behind a reverse proxy)', async () => {
-  const proc = Bun.spawn(['bun', 'api/main.ts'], {
-    cwd: root, env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DATABASE_PATH: join(dir, 'host', 'content.db'), LOG_LEVEL: 'info' }, stdout: 'pipe', stderr: 'pipe',
-  })
-  const output = collectOutput(proc.stdout)
+  const api = spawnApi({ HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'host', 'content.db') })
   try {
-    const listening = await waitFor(() => logLine(output.text, 'api listening'), 20_000, 'api listening')
+    const listening = await api.listening()
     expect({ host: listening.host, health: (await fetch(`http://127.0.0.1:${listening.port}/health`)).status }).toEqual({ host: '127.0.0.1', health: 200 })
     // Another address of this machine: always 127.0.0.2 (Linux routes all of 127/8 to loopback, and a
     // listener on every address answers there), and a network interface's where there is one.
@@ -190,8 +174,7 @@ test('HOST=127.0.0.1 keeps the api off every other address (behind a reverse pro
       expect({ address, reached }).toEqual({ address, reached: false })
     }
   } finally {
-    proc.kill('SIGTERM')
+    await api.stop()
   }
-  expect(await proc.exited).toBe(0)
-  await output.done
+  expect(api.proc.exitCode).toBe(0)
 }, 30_000)
