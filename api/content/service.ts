@@ -180,6 +180,15 @@ function touchesProtected(op: Operation): boolean {
   return [op.path, from].some((p) => typeof p === 'string' && PROTECTED_FIELDS.some((f) => p === `/${f}` || p.startsWith(`/${f}/`)))
 }
 
+/**
+ * `/id` names the document, and that is the `?id=` query's: a patch may test or copy it, not
+ * change, remove or move it (it was put back silently, and the unchanged document written anew).
+ */
+function changesId(op: Operation): boolean {
+  const atId = (p: unknown) => p === '/id' || (typeof p === 'string' && p.startsWith('/id/'))
+  return (op.op !== 'test' && atId(op.path)) || (op.op === 'move' && atId(op.from))
+}
+
 /** The value at `pointer`, or undefined where there is none (the operation itself then names its refusal). */
 function valueAt(doc: unknown, pointer: string): unknown {
   try {
@@ -226,6 +235,7 @@ export function patchDocument(db: Db, input: { teamId: string; userId: string; i
   if (ops.some(touchesProtected)) {
     throw badRequest('protected_field', 'The fields __publishedBy, __publishedAt and __dirtyLocales cannot be patched.')
   }
+  if (ops.some(changesId)) throw badRequest('protected_field', 'The field id names the document (the ?id= query) and cannot be patched; POST a copy under the new id instead.')
   const { kind, canonicalId } = parseId(id)
   if (kind !== 'canonical' && kind !== 'draft') throw badRequest('invalid_id', 'Only a canonical or a draft can be patched.')
   if (!isValidCanonicalId(canonicalId)) throw invalidId()

@@ -10,13 +10,16 @@ const Locales = t.Union([t.Array(t.String(), { minItems: 1, maxItems: 64 }), t.N
   description: '`null` or absent: every locale the source carries. Otherwise a non-empty subset of the team\'s configured locales',
 })
 
+/** A text field of a restore body: `null` (and `""`) is taken as absent, as request.ts reads it. */
+const text = (description: string) => t.Optional(t.Union([t.String(), t.Null()], { description: `${description}. \`null\` or \`""\` is the same as absent` }))
+
 /** Unknown fields are refused (`400 invalid_body`), so the documents say so too. */
 export const RestoreRequest = t.Object(
   {
     kind: t.Union([t.Literal('snapshot'), t.Literal('revision')]),
-    documentId: t.Optional(t.String({ description: 'Canonical id. Required for `revision`; for `snapshot` must match the snapshot' })),
-    snapshotId: t.Optional(t.String({ description: 'Required for `snapshot`: `<document_id>/snapshot/<token>`' })),
-    version: t.Optional(t.String({ description: 'Required for `revision`: a version reference from a version row' })),
+    documentId: text('Canonical id. Required for `revision`; for `snapshot` must match the snapshot'),
+    snapshotId: text('Required for `snapshot`: `<document_id>/snapshot/<token>`'),
+    version: text('Required for `revision`: a version reference from a version row'),
     locales: t.Optional(Locales),
   },
   { additionalProperties: false, title: 'RestoreRequest' },
@@ -25,7 +28,7 @@ export const RestoreRequest = t.Object(
 export const ApplySnapshotRequest = t.Object(
   {
     snapshotId: t.String({ description: '`<document_id>/snapshot/<token>`' }),
-    documentId: t.Optional(t.String({ description: 'When given, must be the snapshot\'s canonical' })),
+    documentId: text('When given, must be the snapshot\'s canonical'),
     locales: t.Optional(Locales),
     kind: t.Optional(t.Literal('snapshot', { description: 'Optional; any other value is `400 bad_kind`' })),
   },

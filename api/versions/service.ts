@@ -66,9 +66,10 @@ const DIGITS = /^[0-9]+$/
 
 /** Parses `start` and `pageSize` as the spec fixes them: integers, `start >= 0`, page size capped. */
 export function parsePaging(start: string | undefined, pageSize: string | undefined) {
-  // Decimal digits only: `Number` would also read `0x1`, `1e1`, `+1` and ` 1`.
-  const s = start === undefined || start === '' ? 0 : DIGITS.test(start) ? Number(start) : NaN
-  if (!Number.isSafeInteger(s) || s < 0) throw badRequest('bad_paging', '`start` must be a non-negative integer.')
+  // Decimal digits only: `Number` would also read `0x1`, `1e1`, `+1` and ` 1`. Any run of digits is
+  // a whole number, however long: one past every revision (beyond 2^53 too) is an empty page.
+  const s = start === undefined || start === '' ? 0 : DIGITS.test(start) ? Math.min(Number(start), Number.MAX_SAFE_INTEGER) : NaN
+  if (!(s >= 0)) throw badRequest('bad_paging', '`start` must be a non-negative integer.')
   return { start: s, pageSize: pageSizeParam(pageSize, { name: 'pageSize', fallback: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE, code: 'bad_paging' }) }
 }
 

@@ -315,6 +315,24 @@ describe('PATCH /content/{activeTeam}', () => {
     expect(res.body.error).toBe('protected_field')
   })
 
+  test('an operation that would change, remove or move the id is refused with protected_field and writes nothing; test and copy from it apply', async () => {
+    await ctx.call('POST', base, { body: page('pages/named') })
+    for (const id of ['pages/named', 'pages/named/draft']) {
+      const before = await ctx.call('GET', `${base}?id=${enc(id)}`)
+      for (const op of [
+        { op: 'replace', path: '/id', value: 'pages/other' }, { op: 'replace', path: '/id', value: 'pages/named' }, { op: 'remove', path: '/id' },
+        { op: 'add', path: '/id', value: 'pages/other' }, { op: 'move', from: '/id', path: '/fields/was' }, { op: 'copy', from: '/fields/parent', path: '/id' },
+      ]) {
+        const res = await ctx.call('PATCH', `${base}?id=${enc(id)}`, { body: [op] })
+        expect({ id, op, status: res.status, body: res.body }).toEqual({ id, op, status: 400, body: { error: 'protected_field', message: expect.stringContaining('id') } })
+      }
+      const after = await ctx.call('GET', `${base}?id=${enc(id)}`)
+      expect({ status: after.status, body: after.body, etag: after.headers.get('etag') }).toEqual({ status: before.status, body: before.body, etag: before.headers.get('etag') })
+    }
+    const res = await ctx.call('PATCH', `${base}?id=pages/named`, { body: [{ op: 'test', path: '/id', value: 'pages/named' }, { op: 'copy', from: '/id', path: '/fields/self' }] })
+    expect({ status: res.status, id: res.body.id, self: res.body.fields.self }).toEqual({ status: 200, id: 'pages/named', self: 'pages/named' })
+  })
+
   test('an operation on the root replaces every field, protected ones included: refused with protected_field', async () => {
     await ctx.call('POST', base, { body: page('pages/root') })
     await ctx.call('POST', base, { body: page('pages/root/draft', { en: { title: 'draft', slug: 's' } }) })

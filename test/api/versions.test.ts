@@ -97,6 +97,16 @@ describe('GET /content/versions/{activeTeam}', () => {
       expect(res.body).toEqual(err(code))
     })
   }
+  test('a start past every revision, beyond 2^53 too, is an empty last page; an empty start or pageSize is left out', async () => {
+    for (const start of ['5', '9007199254740991', '9007199254740992', '9'.repeat(400)]) {
+      const res = await list(`id=pages/home&start=${start}`)
+      const nextStart = Math.min(Number(start), Number.MAX_SAFE_INTEGER) // nothing read: the offset stays where it was asked
+      expect({ start, status: res.status, body: res.body }).toEqual({ start, status: 200, body: { rows: [], hasMore: false, nextStart } })
+    }
+    const empty = await list('id=pages/home&start=&pageSize=')
+    expect({ status: empty.status, body: empty.body }).toEqual({ status: 200, body: (await list('id=pages/home')).body })
+  })
+
   for (const pageSize of ['0', '-5', 'many', '2.5', '0x10', '1e1']) {
     test(`pageSize=${pageSize} is 400 bad_paging`, async () => {
       const res = await list(`id=pages/home&pageSize=${pageSize}`)

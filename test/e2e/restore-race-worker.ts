@@ -32,7 +32,7 @@ for (let i = 0; i < Number(count); i++) {
     const version = versions[next(versions.length)]!
     const locales = lists[next(lists.length)]
     const r = await call('/content/apply-version/acme', { kind: 'revision', documentId: id, version, locales })
-    console.log('RESULT ' + JSON.stringify({ kind: 'restore', status: r.status, doc: r.body[0]?.document, reason: r.body[0]?.reason, source: version, locales }))
+    console.log('RESULT ' + JSON.stringify({ kind: 'restore', status: r.status, doc: r.body[0]?.document, reason: r.body[0]?.reason, refusal: r.status === 200 ? null : r.body, source: version, locales }))
   }
 }
 db.$client.close()
