@@ -162,15 +162,28 @@ function absoluteUrl(raw: string): string {
 }
 
 /**
+ * The request as the app can route it. Bun hands a request without a usable `Host` over with its
+ * path alone, not a URL; and Elysia 1.4 takes the path from the first `/` at index 11 or later, so
+ * a `Host` of three characters or fewer (`api`, `cms`: a compose service name behind a proxy)
+ * answered every route, /health too, 404. Both reach the app as `http://localhost` and the path;
+ * the `Host` header stays as sent (the MCP origin check reads it).
+ */
+function routable(request: Request): Request {
+  const url = request.url
+  if (URL.canParse(url) && url.indexOf('/', url.indexOf('//') + 2) >= 11) return request
+  return new Request(absoluteUrl(url), request)
+}
+
+/**
  * Serves `app` on a socket (api/main.ts); every request reaches the app with an absolute URL
- * (`absoluteUrl`). `development: false`: an error that escapes the app is a bare 500, never
+ * it can route (`routable`). `development: false`: an error that escapes the app is a bare 500, never
  * Bun's HTML page with the stack and the source (NODE_ENV may well be unset).
  */
 export function serveApp(app: { fetch: (request: Request) => Response | Promise<Response> }, opts: { hostname: string; port: number; maxBodyBytes: number }) {
   return Bun.serve({
     hostname: opts.hostname, port: opts.port, reusePort: false, development: false,
     maxRequestBodySize: serverBodyCap(opts.maxBodyBytes),
-    fetch: (request) => app.fetch(URL.canParse(request.url) ? request : new Request(absoluteUrl(request.url), request)),
+    fetch: (request) => app.fetch(routable(request)),
   })
 }
 

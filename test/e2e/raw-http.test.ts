@@ -2,7 +2,9 @@
  * Requests as they come off the wire, to the real api process: an HTTP/1.0 health check without
  * `Host` (HAProxy's default `httpchk`), and a `Host` that is no host. Bun hands such a request's
  * URL over as the path alone; parsing it as a whole URL threw, and every route, `/health` too,
- * answered Bun's HTML error page with a stack trace.
+ * answered Bun's HTML error page with a stack trace. And a short `Host` (`api`, as a proxy in front
+ * of a compose service sends it): Elysia looked for the path from index 11 of the URL, so every
+ * route answered 404.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { connect } from 'node:net'
@@ -56,6 +58,10 @@ test.each([
   ['none (HTTP/1.0)', 'HTTP/1.0', ''],
   ['not a host', 'HTTP/1.1', 'Host: a b\r\n'],
   ['a port out of range', 'HTTP/1.1', 'Host: x:99999\r\n'],
+  // Elysia read the path from index 11 of the URL on: `http://api/...` routed nothing (404).
+  ['of three letters (a compose service name)', 'HTTP/1.1', 'Host: api\r\n'],
+  ['of one letter with the default port', 'HTTP/1.1', 'Host: x:80\r\n'],
+  ['of three characters with a dot', 'HTTP/1.1', 'Host: a.b\r\n'],
 ])('Host %s: routes answer as usual, in JSON', async (_, version, host) => {
   const get = (target: string, headers = auth) => raw(`GET ${target} ${version}\r\n${host}${headers}Connection: close\r\n\r\n`)
   const doc = await get(`/content/${TEAM}?id=pages/home`)
