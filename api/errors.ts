@@ -2,7 +2,7 @@
  * One error vocabulary. Domain code throws these; `app.ts` maps them (and Elysia's own
  * validation and parse errors) to the bodies spec.md fixes.
  */
-import type { BatchItem } from './content/model'
+import type { BatchFailure } from './content/model'
 
 /** `{error, message}` with an HTTP status: read endpoints, auth, validation. */
 export class AppError extends Error {
@@ -19,7 +19,7 @@ export class AppError extends Error {
 export class BatchError extends Error {
   constructor(
     readonly status: number,
-    readonly item: BatchItem,
+    readonly item: BatchFailure,
   ) {
     super(item.reason ?? 'batch failure')
   }

@@ -37,8 +37,8 @@
  */
 import { JsonRpcAnswer, JsonRpcMessage } from './assistant/model'
 import {
-  ActivityEntry, ActivityView, BatchIds, BatchItem, Document, DocumentInput, DocumentList, DocumentSummary, DocumentView, ErrorBody, FailureList, JsonPatch,
-  JsonPatchOperation, Metadata, PublishInput, ScheduledPublish, ScheduleRequest,
+  ActivityEntry, ActivityView, BatchDone, BatchFailure, BatchIds, BatchItem, Document, DocumentInput, DocumentList, DocumentSummary, DocumentView, ErrorBody, JsonPatch,
+  JsonPatchOperation, Metadata, PublishInput, Published, PublishItem, ScheduledPublish, ScheduleRequest,
 } from './content/model'
 import { HistoryResponse, HistorySnapshot } from './history/model'
 import { Health } from './ops/model'
@@ -176,7 +176,7 @@ function numericOf(branches: Json[]): Json | null {
  * object, where `response()` below reads it back).
  */
 const NAMED: Record<string, Json> = Object.fromEntries([
-  DocumentInput, Document, Metadata, JsonPatch, JsonPatchOperation, DocumentView, ActivityEntry, ActivityView, BatchItem, FailureList.items, ErrorBody,
+  DocumentInput, Document, Metadata, JsonPatch, JsonPatchOperation, DocumentView, ActivityEntry, ActivityView, BatchItem, BatchDone, BatchFailure, Published, PublishItem, ErrorBody,
   VersionRow, VersionPage, SnapshotRecord, WebhookCreate, WebhookRecord, WebhookWithSecret, TestResult, AttemptView, DeliveryView, ProblemBody,
   EventPayload, DocumentSummary, DocumentList, HistoryResponse, HistorySnapshot,
   BatchIds, PublishInput, ScheduleRequest, ScheduledPublish, RestoreRequest, ApplySnapshotRequest, RestoreResult,

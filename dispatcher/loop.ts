@@ -418,7 +418,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     }
     safely('scheduled publishes', () => {
       for (const item of runDueSchedules(deps.db, deps.metrics, at, lockFree)) {
-        deps.log.info({ documentId: item.id, status: item.status, reason: item.reason }, 'scheduled publish')
+        deps.log.info({ documentId: item.id, status: item.status, ...(item.status === 1 ? { reason: item.reason } : {}) }, 'scheduled publish')
       }
     })
     safely('index job', () => runIndexJob(deps.db, lockFree))

@@ -12,7 +12,7 @@ import type { Capability, Caller } from '../auth'
 import { AppError, busyAnswer } from '../errors'
 import type { Logger } from '../log'
 import type { Metrics } from '../metrics'
-import { ActivityView, BatchList, DocumentList, DocumentView, PublishInput } from '../content/model'
+import { ActivityView, DocumentList, DocumentView, PublishInput, PublishList } from '../content/model'
 import { LIST_PAGE, listDocuments } from '../content/list'
 import { present, readDocument } from '../content/service'
 import { publishBatch } from '../publish/service'
@@ -62,7 +62,7 @@ export const TOOLS = {
     // It replaces what the site serves; publishing again makes another version.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
     input: PublishInput,
-    output: t.Object({ results: BatchList }),
+    output: t.Object({ results: PublishList }),
     run: ({ db, metrics, caller }, args) => ({
       results: publishBatch(db, metrics, args.ids, {
         teamId: caller.teamId, locales: args.locales, stampUserId: caller.userId, actorUserId: caller.userId, source: 'assistant',

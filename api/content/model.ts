@@ -86,16 +86,22 @@ export const ActivityView = t.Object(
 export const IfMatch = t.Object({ 'if-match': t.Optional(t.String({ description: 'The ETag of the last read; the write happens only if the document is still at it (else 409)' })) })
 
 /** Batch result item of spec.md. */
-export const BatchItem = t.Object({
-  id: t.String(),
-  status: t.Union([t.Literal(0), t.Literal(1)], { description: '0 done, 1 refused (see `reason`)' }),
-  document: t.Optional(DocumentView),
-  reason: t.Optional(t.String()),
-}, { additionalProperties: false, title: 'BatchItem' })
+/** A refused item of a batch (and the one item of restore's 400/403/404/409 lists): `reason` says why. */
+export const BatchFailure = t.Object({ id: t.String(), status: t.Literal(1), reason: t.String() }, { additionalProperties: false, title: 'BatchFailure' })
+export type BatchFailure = Static<typeof BatchFailure>
+/** A done item of a lifecycle batch: the resulting document where one remains (none after a delete). */
+export const BatchDone = t.Object({ id: t.String(), status: t.Literal(0), document: t.Optional(DocumentView) }, { additionalProperties: false, title: 'BatchDone' })
+/** Either one, told apart by `status`, so a generated client narrows on it. */
+export const BatchItem = t.Union([BatchDone, BatchFailure], { title: 'BatchItem', description: '`status` 0: done; 1: refused, see `reason`' })
 export type BatchItem = Static<typeof BatchItem>
 export const BatchList = t.Array(BatchItem)
+/** A published item always carries the live document it became. */
+export const Published = t.Object({ id: t.String(), status: t.Literal(0), document: DocumentView }, { additionalProperties: false, title: 'Published' })
+export const PublishItem = t.Union([Published, BatchFailure], { title: 'PublishItem', description: '`status` 0: published, with the live document; 1: refused, see `reason`' })
+export type PublishItem = Static<typeof PublishItem>
+export const PublishList = t.Array(PublishItem)
 /** A batch failure answered as a list of one (restore's 400/403/404/409 shape). */
-export const FailureList = t.Array(t.Object({ id: t.String({ description: 'Canonical document id' }), status: t.Literal(1), reason: t.String() }, { additionalProperties: false, title: 'BatchFailure' }), { minItems: 1, maxItems: 1 })
+export const FailureList = t.Array(BatchFailure, { minItems: 1, maxItems: 1 })
 
 /**
  * `{error, message}`. Named `ErrorBody` in the OpenAPI document, not `Error`: clients generated

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
-import { BatchList, ErrorBody, PublishInput } from '../content/model'
+import { ErrorBody, PublishInput, PublishList } from '../content/model'
 import { publishBatch } from './service'
 
 export function publishRoutes({ db, metrics }: AppDeps) {
@@ -15,7 +15,7 @@ export function publishRoutes({ db, metrics }: AppDeps) {
       requires: ['EditContent', 'ChangeLiveContent'],
       params: t.Object({ activeTeam: t.String({ maxLength: 200 }) }),
       body: PublishInput,
-      response: { 200: BatchList, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
+      response: { 200: PublishList, 400: ErrorBody, 401: ErrorBody, 403: ErrorBody },
       detail: { summary: 'Batch publish: stamp, live canonical and one Published Version per id' },
     },
   )

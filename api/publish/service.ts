@@ -11,7 +11,7 @@ import { isLocked, type Db, type Tx } from '../../db/client'
 import { deleteDoc, loadDoc, putRevision, saveDoc } from '../../db/store'
 import { asDocument, dirtyLocales, fieldsChanged, roundTripTimestamp, stripStamp } from '../content/document'
 import { batchItemId, draftId, isStorableId, parseId, scheduledId } from '../content/ids'
-import type { BatchItem, Document } from '../content/model'
+import type { Document, PublishItem } from '../content/model'
 import { loadLive, present } from '../content/service'
 import type { DocumentRow } from '../../db/schema'
 import type { Metrics } from '../metrics'
@@ -36,7 +36,7 @@ export interface PublishInput {
 class PublishRefusal extends Error {}
 
 /** Publishes one document in its own transaction and reports the outcome as a batch item. */
-export function publishOne(db: Db, metrics: Metrics | null, input: PublishInput): BatchItem {
+export function publishOne(db: Db, metrics: Metrics | null, input: PublishInput): PublishItem {
   // Scheduled (worker) publishes are counted in the database by runDueSchedules, which the api's
   // /metrics reads: an increment in the dispatcher's memory would be seen by no one.
   const counter = input.source === 'worker' ? null : metrics?.apiPublishRevisions
@@ -60,8 +60,8 @@ export const BUSY_REASON = 'busy: the database stayed locked by another write (e
  * items before it done), unless `busyAsRefusal`: then that item and the rest are refusals with
  * BUSY_REASON, so the answer still says exactly which documents went live.
  */
-export function publishBatch(db: Db, metrics: Metrics | null, ids: readonly string[], input: Omit<PublishInput, 'id'>, opts: { busyAsRefusal?: boolean } = {}): BatchItem[] {
-  const answers: BatchItem[] = []
+export function publishBatch(db: Db, metrics: Metrics | null, ids: readonly string[], input: Omit<PublishInput, 'id'>, opts: { busyAsRefusal?: boolean } = {}): PublishItem[] {
+  const answers: PublishItem[] = []
   let busy = false
   for (const i of parentsFirst(ids, (id) => parentOf(db, input.teamId, id, input.source))) {
     if (!busy) {

@@ -80,8 +80,16 @@ test('what a generated client needs beyond the shapes: base URL, integer statuse
   const doc = inlineRefs((await ctx.call('GET', '/swagger/json', { token: null })).body)
   expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }])
   // spec.md "Batch result item": status is an integer (typed languages get an int, not a float).
-  const item = doc.paths['/content/publish/{activeTeam}'].post.responses['200'].content['application/json'].schema.items
-  expect(item.properties.status.anyOf.map((b: any) => [b.type, b.const])).toEqual([['integer', 0], ['integer', 1]])
+  // Each item is a success or a refusal, told apart by `status`: a client narrows on it, and a
+  // published item's `document` is then there (not optional), a refusal's `reason` too.
+  const branches = (path: string) => doc.paths[path].post.responses['200'].content['application/json'].schema.items.anyOf
+    .map((b: any) => ({ status: [b.properties.status.type, b.properties.status.const], required: [...b.required].sort() }))
+  expect(branches('/content/publish/{activeTeam}')).toEqual([
+    { status: ['integer', 0], required: ['document', 'id', 'status'] }, { status: ['integer', 1], required: ['id', 'reason', 'status'] },
+  ])
+  expect(branches('/content/archive/{activeTeam}')).toEqual([
+    { status: ['integer', 0], required: ['id', 'status'] }, { status: ['integer', 1], required: ['id', 'reason', 'status'] },
+  ])
   // Any operation can be answered 413 and 415 (the body checks run before routing, for a body
   // sent with any method, a GET's or a DELETE's too) and 500.
   const test = doc.paths['/teams/{teamId}/webhooks/{id}/test'].post
@@ -166,7 +174,9 @@ test('shared schemas are named in components.schemas and referred to by $ref, so
     expect(json('/content/{activeTeam}', 'post', '200')).toEqual({ $ref: '#/components/schemas/Document' })
     expect(json('/content/{activeTeam}', 'post', '400')).toEqual({ $ref: '#/components/schemas/ErrorBody' })
     expect(json('/content/{activeTeam}', 'post', '503')).toEqual({ $ref: '#/components/schemas/ErrorBody' })
-    expect(json('/content/publish/{activeTeam}', 'post', '200').items).toEqual({ $ref: '#/components/schemas/BatchItem' })
+    expect(json('/content/publish/{activeTeam}', 'post', '200').items).toEqual({ $ref: '#/components/schemas/PublishItem' })
+    expect(json('/content/delete/{activeTeam}', 'post', '200').items).toEqual({ $ref: '#/components/schemas/BatchItem' })
+    expect(doc.components.schemas.PublishItem.anyOf).toEqual([{ $ref: '#/components/schemas/Published' }, { $ref: '#/components/schemas/BatchFailure' }])
     expect(json('/content/versions/{activeTeam}', 'get', '200')).toEqual({ $ref: '#/components/schemas/VersionPage' })
     expect(doc.components.schemas.VersionPage.properties.rows.items).toEqual({ $ref: '#/components/schemas/VersionRow' })
     // The History drawer's answer is named, and its first page of versions is the version list's page, not a copy.
