@@ -35,6 +35,7 @@
  *   `Document`, `BatchItem`, `ErrorBody`, ...) is written once under `components.schemas` and referred
  *   to by `$ref` everywhere it occurs, so generated clients get a type of that name.
  */
+import { prometheusContentType } from 'prom-client'
 import { JsonRpcAnswer, JsonRpcMessage } from './assistant/model'
 import {
   ActivityEntry, ActivityView, BatchDone, BatchFailure, BatchIds, BatchItem, Document, DocumentInput, DocumentList, DocumentSummary, DocumentView, ErrorBody, JsonPatch,
@@ -51,7 +52,7 @@ import {
 } from './webhooks/model'
 
 /** Media types the API reads and writes. */
-const MEDIA_TYPES = new Set(['application/json', 'application/problem+json', 'text/plain; version=0.0.4'])
+const MEDIA_TYPES = new Set(['application/json', 'application/problem+json', prometheusContentType])
 
 const STATUS_TEXT: Record<string, string> = {
   200: 'OK',
@@ -121,9 +122,9 @@ function capabilityText(op: Json): string {
 /** `postContentApply-versionByActiveTeam` -> `postContentApplyVersionByActiveTeam`. */
 const camelIdentifier = (id: string) => id.replace(/[^A-Za-z0-9_$]+([A-Za-z0-9_$]?)/g, (_, next: string) => next.toUpperCase())
 
-const WWW_AUTHENTICATE = { description: 'Always `Bearer` (RFC 6750): the scheme the api takes', schema: { type: 'string', const: 'Bearer' } }
+const WWW_AUTHENTICATE = { description: 'Always `Bearer` (RFC 6750): the scheme the api takes', required: true, schema: { type: 'string', const: 'Bearer' } }
 
-const ETAG_HEADER = { description: 'The change vector in quotes; send it back as `If-Match` to make a write conditional', schema: { type: 'string' } }
+const ETAG_HEADER = { description: 'The change vector in quotes; send it back as `If-Match` to make a write conditional', required: true, schema: { type: 'string' } }
 
 /** Keeps the media types the API speaks; a content map left empty is dropped. */
 function jsonOnly(content: Json | undefined): Json | undefined {
@@ -236,7 +237,7 @@ export function normalizeOpenApi(doc: Json): Json {
       responses['413'] ??= error('413')
       responses['415'] ??= error('415')
       responses['500'] ??= error('500')
-      responses['503'] ??= { ...error('503'), headers: { 'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' } } } }
+      responses['503'] ??= { ...error('503'), headers: { 'Retry-After': { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer' } } } }
       // `x-etag` (route detail): the 200 answer carries the document's ETag, for `If-Match`.
       const { 'x-etag': etag, 'x-responses': _described, 'x-json-patch': _patch, ...rest } = op
       if (etag && responses['200']) responses['200'] = { ...responses['200'], headers: { ETag: ETAG_HEADER } }

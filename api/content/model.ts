@@ -145,7 +145,7 @@ export const PublishInput = t.Object(
 
 /** `POST /content/schedule/{activeTeam}`: the draft of `id` is published at `publishAt`. */
 export const ScheduleRequest = t.Object(
-  { id: t.String({ maxLength: 512, description: 'Canonical document id' }), publishAt: t.String({ maxLength: 64, description: 'ISO 8601, in the future' }) },
+  { id: t.String({ maxLength: 512, description: 'Canonical document id' }), publishAt: t.String({ maxLength: 64, description: 'RFC 3339 with an offset (`2030-01-01T09:00:00Z`, `...+02:00`) or a date alone (midnight UTC); a time already past is published at the dispatcher\'s next poll' }) },
   { additionalProperties: false, title: 'ScheduleRequest' },
 )
 export const ScheduledPublish = t.Object(

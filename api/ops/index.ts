@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { prometheusContentType } from 'prom-client'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
 import { Health } from './model'
@@ -18,7 +19,7 @@ export function opsRoutes({ db, metrics, config }: AppDeps) {
           summary: config.metricsPublic ? 'Prometheus metrics (no auth: METRICS_PUBLIC=true)' : 'Prometheus metrics (any valid bearer token)',
           ...(config.metricsPublic ? { security: [] } : {}),
           responses: {
-            200: { description: 'Prometheus text format', content: { 'text/plain; version=0.0.4': { schema: { type: 'string' } } } },
+            200: { description: 'Prometheus text format', content: { [prometheusContentType]: { schema: { type: 'string' } } } },
             ...(config.metricsPublic ? {} : { 401: { description: '', content: { 'application/json': { schema: ErrorBody } } } }),
           },
         },

@@ -146,6 +146,21 @@ test('ETag and If-Match are declared where the api uses them', () => {
   expect(param('/content/{activeTeam}', 'patch', 'if-match')).toMatchObject({ in: 'header', required: false })
 })
 
+test('every header the document declares on an answer is required (always sent, so not optional in a client), and sent', async () => {
+  const declared = Object.values<any>(doc.paths).flatMap((ops) => Object.values<any>(ops)).flatMap((op) => Object.values<any>(op.responses))
+    .flatMap((r) => Object.entries<any>(r.headers ?? {}))
+  expect(new Set(declared.map(([name]) => name))).toEqual(new Set(['ETag', 'WWW-Authenticate', 'Retry-After']))
+  for (const [name, header] of declared) expect({ name, required: header.required }).toEqual({ name, required: true })
+  const read = await ctx.call('GET', `/content/${TEAM}?id=pages/home`)
+  const anonymous = await ctx.call('GET', `/content/${TEAM}?id=pages/home`, { token: null })
+  expect([read.headers.get('etag'), anonymous.headers.get('www-authenticate')]).toEqual([expect.stringMatching(/^"A:/), 'Bearer'])
+})
+
+test('/metrics is documented with the media type it is sent with', async () => {
+  const res = await ctx.call('GET', '/metrics')
+  expect(Object.keys(doc.paths['/metrics'].get.responses['200'].content)).toEqual([res.headers.get('content-type') ?? 'no content-type'])
+})
+
 test('a response that breaks its declared schema is a 500 internal error, not a 400 for the caller', async () => {
   const errors: unknown[] = []
   const log = Object.assign(createLogger('silent', 'test'), { error: (o: unknown) => void errors.push(o) })
