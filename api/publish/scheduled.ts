@@ -7,7 +7,7 @@ import { and, eq, isNull, lt, lte, or } from 'drizzle-orm'
 import type { Db, MayWrite } from '../../db/client'
 import { schedules } from '../../db/schema'
 import { countPersisted, WORKER_PUBLISH_REVISIONS, type Metrics } from '../metrics'
-import { publishOne } from './service'
+import { publishOne, publishOrder } from './service'
 
 const LEASE_MS = 60_000
 
@@ -21,7 +21,11 @@ const LEASE_MS = 60_000
  */
 export function runDueSchedules(db: Db, metrics: Metrics | null, now: number, mayWrite: MayWrite = () => true) {
   const claim = claimDueSchedules(db, now, mayWrite)
-  return claim.schedules.flatMap((s) => publishClaimed(db, metrics, s, claim.token, now) ?? [])
+  // A page after its parent when both are due, as a batch publish orders them: published first,
+  // the child's event would come while the parent is not live (no URL), and no later one names it.
+  const byTeam = Map.groupBy(claim.schedules, (s) => s.teamId)
+  const ordered = [...byTeam].flatMap(([teamId, due]) => publishOrder(db, teamId, due.map((s) => s.documentId), 'worker').map((i) => due[i]!))
+  return ordered.flatMap((s) => publishClaimed(db, metrics, s, claim.token, now) ?? [])
 }
 
 export type ClaimedSchedule = typeof schedules.$inferSelect

@@ -63,7 +63,7 @@ export const BUSY_REASON = 'busy: the database stayed locked by another write (e
 export function publishBatch(db: Db, metrics: Metrics | null, ids: readonly string[], input: Omit<PublishInput, 'id'>, opts: { busyAsRefusal?: boolean } = {}): PublishItem[] {
   const answers: PublishItem[] = []
   let busy = false
-  for (const i of parentsFirst(ids, (id) => parentOf(db, input.teamId, id, input.source))) {
+  for (const i of publishOrder(db, input.teamId, ids, input.source)) {
     if (!busy) {
       try {
         answers[i] = publishOne(db, metrics, { ...input, id: ids[i]! })
@@ -78,10 +78,19 @@ export function publishBatch(db: Db, metrics: Metrics | null, ids: readonly stri
   return answers
 }
 
-/** The parent page a publish of `id` will have: its draft's (unless the CLI publishes), else its canonical's. */
+/** The order to publish `ids` of one team in by `source` (indices into `ids`): see `parentsFirst`. */
+export function publishOrder(db: Db, teamId: string, ids: readonly string[], source: PublishInput['source']): number[] {
+  return parentsFirst(ids, (id) => parentOf(db, teamId, id, source))
+}
+
+/**
+ * The parent page a publish of `id` will have: what the publish takes (the scheduled sibling for
+ * the worker, the draft for an editor, the canonical for the CLI), else the canonical's.
+ */
 function parentOf(db: Db, teamId: string, id: string, source: PublishInput['source']): string | null {
   if (!isStorableId(id)) return null
-  const row = (source === 'cli' ? null : loadLive(db, teamId, draftId(id))) ?? loadLive(db, teamId, id)
+  const sibling = source === 'cli' ? null : source === 'worker' ? scheduledId(id) : draftId(id)
+  const row = (sibling === null ? null : loadLive(db, teamId, sibling)) ?? loadLive(db, teamId, id)
   const parent = (row?.body.fields as { parent?: unknown } | undefined)?.parent
   return typeof parent === 'string' && parent !== '' ? parent : null
 }

@@ -3,9 +3,9 @@
  * site_changes row in the same transaction; the dispatcher coalesces them into site.changed.
  * A PUT that changes nothing records nothing.
  */
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, ne, sql } from 'drizzle-orm'
 import type { Conn, Db } from '../../db/client'
-import { contentTypes, teams } from '../../db/schema'
+import { contentTypes, documents, teams } from '../../db/schema'
 import { badRequest, echoList, notFound } from '../errors'
 import { recordSiteChange } from '../webhooks/events'
 import { getContentType, getTeam } from './service'
@@ -77,6 +77,11 @@ export function putContentType(db: Db, a: Actor, name: string, input: Record<str
     const current = getContentType(tx, a.teamId, name)
     const values = { teamId: a.teamId, name, collection: input.collection, urls: input.urls ?? false, definition }
     tx.insert(contentTypes).values(values).onConflictDoUpdate({ target: [contentTypes.teamId, contentTypes.name], set: values }).run()
+    // The type's documents move with it: their stored collection is what lists and events name.
+    if (current && current.collection !== values.collection) {
+      tx.update(documents).set({ collection: values.collection })
+        .where(and(eq(documents.teamId, a.teamId), ne(documents.kind, 'activity'), sql`json_extract(${documents.body}, '$.contentType') = ${name}`)).run()
+    }
     // `urls` left out means false (README "Team settings"): leaving it out of a type without URLs changes nothing.
     const visible = isSiteVisibleChange(current && { ...current.definition, urls: current.urls }, { ...definition, urls: values.urls })
     if (visible) recordSiteChange(tx, { teamId: a.teamId, status: 'template', userId: a.userId })

@@ -105,11 +105,12 @@ function documentEvent(tx: Tx, e: DocumentEvent): void {
 /**
  * Live pages (of a type with URLs) whose parent is ?2, at most ?3. The expression and the `kind`
  * term are those of the partial index `documents_page_parent` (db/schema.ts), which is what
- * makes this a short index search.
+ * makes this a short index search. A page is told by its content type, as the event's own
+ * document is: a collection may hold several types, with and without URLs.
  */
-export const LIVE_CHILDREN_SQL = `SELECT id, collection, body, published, deleted_at FROM documents
+export const LIVE_CHILDREN_SQL = `SELECT id, body, published, deleted_at FROM documents
   WHERE team_id = ?1 AND kind = 'canonical' AND json_extract(body, '$.fields.parent') = ?2 AND published = 1 AND deleted_at IS NULL
-    AND collection IN (SELECT collection FROM content_types WHERE team_id = ?1 AND urls = 1)
+    AND json_extract(body, '$.contentType') IN (SELECT name FROM content_types WHERE team_id = ?1 AND urls = 1)
   LIMIT ?3`
 
 /**
@@ -119,32 +120,33 @@ export const LIVE_CHILDREN_SQL = `SELECT id, collection, body, published, delete
  * A soft-deleted page stays a page that serves nothing, so the pages below it have no URL (as
  * below an archived page) rather than an unreadable chain that would make every event
  * `scope: "site"`. So does any other document of the team that is not a live page (a draft never
- * published, a type without URLs). Only an id naming no document is missing.
+ * published, a type without URLs), and an id naming no document: nothing is served below a
+ * parent that is not there (it was `scope: "site"`, a whole-site purge on every event of such a
+ * page and the pages below it). Only a cycle or a stored value no rule reads is unreliable.
  */
 function pageSource(conn: Conn, teamId: string): PageSource {
   const c = raw(conn)
   const withUrls = new Set(
-    c.query<{ collection: string }, [string]>('SELECT collection FROM content_types WHERE team_id = ? AND urls = 1').all(teamId).map((r) => r.collection),
+    c.query<{ name: string }, [string]>('SELECT name FROM content_types WHERE team_id = ? AND urls = 1').all(teamId).map((r) => r.name),
   )
-  type Row = { id: string; collection: string; body: string; published: number; deleted_at: string | null }
-  const nodes = new Map<string, PageNode | undefined>()
+  type Row = { id: string; body: string; published: number; deleted_at: string | null }
+  const nodes = new Map<string, PageNode>()
   const servesNothing = (id: string): PageNode => ({ id, parent: null, slugs: {}, published: false })
-  const toNode = (r: Row): PageNode =>
-    withUrls.has(r.collection)
-      ? toPageNode(r.id, JSON.parse(r.body) as Record<string, unknown>, r.published === 1 && r.deleted_at === null)
-      : servesNothing(r.id)
+  // By its content type (not the collection stored with the row, which several types may share).
+  const toNode = (r: Row): PageNode => {
+    const body = JSON.parse(r.body) as Record<string, unknown>
+    return withUrls.has(String(body.contentType)) ? toPageNode(r.id, body, r.published === 1 && r.deleted_at === null) : servesNothing(r.id)
+  }
   const canonical = c.query<Row, [string, string]>(
-    `SELECT id, collection, body, published, deleted_at FROM documents WHERE team_id = ? AND id = ? AND kind = 'canonical'`,
-  )
-  const sibling = c.query<{ one: number }, [string, string]>(
-    `SELECT 1 AS one FROM documents WHERE team_id = ? AND canonical_id = ? AND kind IN ('draft', 'scheduled') LIMIT 1`,
+    `SELECT id, body, published, deleted_at FROM documents WHERE team_id = ? AND id = ? AND kind = 'canonical'`,
   )
   const children = c.query<Row, [string, string, number]>(LIVE_CHILDREN_SQL)
   return {
     get(id) {
-      if (nodes.has(id)) return nodes.get(id)
+      let node = nodes.get(id)
+      if (node) return node
       const row = canonical.get(teamId, id)
-      const node = row ? toNode(row) : sibling.get(teamId, id) ? servesNothing(id) : undefined
+      node = row ? toNode(row) : servesNothing(id)
       nodes.set(id, node)
       return node
     },

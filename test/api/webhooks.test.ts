@@ -465,10 +465,47 @@ test('URLs come from the type before and after: a page that becomes a type witho
   expect((await write(page('pages/kiosk-kid', 'pages/kiosk', 'kid'))).status).toBe(200)
   expect((await publish(['pages/kiosk-kid'])).body[0].status).toBe(0)
   expect((await payloads())[0]).toMatchObject({ documentId: 'pages/kiosk-kid', url: '', urls: {}, previousUrls: [], scope: 'document' })
-  // A parent that names no document at all is still "cannot be read": site scope.
+  // A parent that names no document serves nothing either (it was site scope: a whole-site purge
+  // on every event of the page and the pages below it), for a publish, a child and a take-down.
   expect((await write(page('pages/orphan', 'pages/nowhere', 'orphan'))).status).toBe(200)
   expect((await publish(['pages/orphan'])).body[0].status).toBe(0)
-  expect((await payloads())[0]).toMatchObject({ documentId: 'pages/orphan', urls: {}, scope: 'site' })
+  expect((await payloads())[0]).toMatchObject({ documentId: 'pages/orphan', url: '', urls: {}, previousUrls: [], scope: 'document' })
+  expect((await write(page('pages/orphan-kid', 'pages/orphan', 'kid'))).status).toBe(200)
+  expect((await publish(['pages/orphan-kid'])).body[0].status).toBe(0)
+  expect((await payloads())[0]).toMatchObject({ documentId: 'pages/orphan-kid', urls: {}, scope: 'document' })
+  expect((await ctx.call('POST', `/content/unpublish/${TEAM}`, { body: { ids: ['pages/orphan'] } })).body[0].status).toBe(0)
+  expect((await payloads())[0]).toMatchObject({ documentId: 'pages/orphan', eventType: 'content.unpublished', url: '', previousUrls: [], scope: 'document' })
+})
+
+test('a content type\'s collection change moves its documents: pages are told by type, so later events still name every path', async () => {
+  const { body: hook } = await create({ label: 'collections', provider: 'custom', target: rx.url })
+  const payloads = async () => {
+    const log = (await ctx.call('GET', `${base}/${hook.id}/deliveries`, { token: TOKENS.webhooks })).body
+    return log.map((d: any) => JSON.parse((ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(d.eventId) as { payload: string }).payload))
+  }
+  const type = (collection: string) => ({ collection, urls: true, label: 'Landing', fields: [{ name: 'title', localizable: true }, { name: 'slug', localizable: true }, { name: 'parent' }] })
+  const write = (id: string, contentType: string, parent: string, slug: string) =>
+    ctx.call('POST', `/content/${TEAM}`, { body: { id, contentType, fields: { parent }, locales: { en: { title: slug, slug } } } })
+  const publish = (ids: string[]) => ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids } })
+  expect((await ctx.call('PUT', `/teams/${TEAM}/content-types/landing`, { body: type('lpa') })).status).toBe(200)
+  for (const [id, contentType, parent, slug] of [['lp/p', 'landing', 'pages/home', 'lp'], ['lp/k', 'landing', 'lp/p', 'k'], ['pages/q', 'page', 'lp/p', 'q']]) {
+    expect((await write(id!, contentType!, parent!, slug!)).status).toBe(200)
+  }
+  expect((await publish(['lp/p', 'lp/k', 'pages/q'])).body.map((i: any) => i.status)).toEqual([0, 0, 0])
+  expect((await ctx.call('PUT', `/teams/${TEAM}/content-types/landing`, { body: type('lpb') })).status).toBe(200)
+  // Its documents, draft and canonical, list under the new collection; the events name it.
+  expect((await write('lp/k/draft', 'landing', 'lp/p', 'k2')).status).toBe(200)
+  const listed = await ctx.call('GET', `/content/list/${TEAM}?collection=lpb`)
+  expect(listed.body.rows.map((r: any) => r.id)).toEqual(['lp/k', 'lp/p'])
+  expect((await ctx.call('GET', `/content/list/${TEAM}?collection=lpa`)).body.rows).toEqual([])
+  // A child of a page not republished since: its old and new paths (were none at all).
+  expect((await publish(['lp/k'])).body[0].status).toBe(0)
+  expect((await payloads())[0]).toMatchObject({ documentId: 'lp/k', collection: 'lpb', urls: { en: '/lp/k2' }, previousUrls: ['/lp/k'], scope: 'document' })
+  // A rename of the parent moves every page below it, of either type (/lp/k2 was missing).
+  expect((await write('lp/p/draft', 'landing', 'pages/home', 'lp2')).status).toBe(200)
+  expect((await publish(['lp/p'])).body[0].status).toBe(0)
+  const moved = (await payloads())[0]
+  expect({ urls: moved.urls, previousUrls: [...moved.previousUrls].sort(), scope: moved.scope }).toEqual({ urls: { en: '/lp2' }, previousUrls: ['/lp', '/lp/k2', '/lp/q'], scope: 'document' })
 })
 
 test('a value outside a fixed set is refused naming the choices, not "Expected union value"', async () => {

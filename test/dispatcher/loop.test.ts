@@ -287,6 +287,20 @@ test('a scheduled publish is reported with userId null', async () => {
   ])
 })
 
+test('schedules due together publish a page after its parent, so the child\'s event names its path', async () => {
+  await ctx.call('POST', `/content/${TEAM}`, { body: page('pages/sp/draft', 'pages/home', { en: { title: 'Section', slug: 'sp' } }) })
+  await ctx.call('POST', `/content/${TEAM}`, { body: page('pages/sk/draft', 'pages/sp', { en: { title: 'Kid', slug: 'kid' } }) })
+  const at = new Date(clock + 60_000).toISOString()
+  // The child scheduled first: claimed first, it was published first, while its parent was not live.
+  for (const id of ['pages/sk', 'pages/sp']) expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id, publishAt: at } })).status).toBe(201)
+  await dispatcher().runOnce(clock + 60_000)
+  await dispatcher().runOnce(clock + 60_000)
+  expect(payloads().map(({ documentId, urls, scope }) => ({ documentId, urls, scope }))).toEqual([
+    { documentId: 'pages/sp', urls: { en: '/sp' }, scope: 'document' },
+    { documentId: 'pages/sk', urls: { en: '/sp/kid' }, scope: 'document' },
+  ])
+})
+
 test('a schedule replaced between its claim and its publish is not published early, then once at its new time', async () => {
   await publish(page('pages/r', 'pages/home', { en: { title: 'R1', slug: 'r' } }))
   const schedule = async (title: string, at: number) => {
