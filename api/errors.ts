@@ -21,7 +21,7 @@ export class BatchError extends Error {
     readonly status: number,
     readonly item: BatchFailure,
   ) {
-    super(item.reason ?? 'batch failure')
+    super(item.reason)
   }
 }
 

@@ -85,13 +85,12 @@ export const ActivityView = t.Object(
 /** `If-Match: "<change vector>"` (the ETag a read gave) makes a write conditional: 409 when the document moved on. */
 export const IfMatch = t.Object({ 'if-match': t.Optional(t.String({ description: 'The ETag of the last read; the write happens only if the document is still at it (else 409)' })) })
 
-/** Batch result item of spec.md. */
 /** A refused item of a batch (and the one item of restore's 400/403/404/409 lists): `reason` says why. */
 export const BatchFailure = t.Object({ id: t.String(), status: t.Literal(1), reason: t.String() }, { additionalProperties: false, title: 'BatchFailure' })
 export type BatchFailure = Static<typeof BatchFailure>
 /** A done item of a lifecycle batch: the resulting document where one remains (none after a delete). */
 export const BatchDone = t.Object({ id: t.String(), status: t.Literal(0), document: t.Optional(DocumentView) }, { additionalProperties: false, title: 'BatchDone' })
-/** Either one, told apart by `status`, so a generated client narrows on it. */
+/** spec.md's batch result item: either one, told apart by `status`, so a generated client narrows on it. */
 export const BatchItem = t.Union([BatchDone, BatchFailure], { title: 'BatchItem', description: '`status` 0: done; 1: refused, see `reason`' })
 export type BatchItem = Static<typeof BatchItem>
 export const BatchList = t.Array(BatchItem)

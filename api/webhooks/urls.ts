@@ -3,8 +3,8 @@
  *
  * The path of a page in locale L is `/` + the slugs of its ancestors (via `fields.parent`) and
  * its own, joined by `/`; an empty slug is the root and adds no segment; a page (or ancestor)
- * without a string slug in L has no URL in L. A chain that cannot be read reliably (a cycle, a
- * missing ancestor) makes the event `scope: "site"` rather than guessing.
+ * without a string slug in L has no URL in L. A chain that cannot be read reliably (a cycle, an
+ * ancestor the source cannot tell) makes the event `scope: "site"` rather than guessing.
  */
 import { echoList } from '../errors'
 import { isValidCanonicalId } from '../content/ids'
@@ -44,8 +44,9 @@ export interface UrlInput {
 export interface PageSource {
   /**
    * Another document of the team as a page: a page of a type with URLs as it is stored; any
-   * other document (a draft never published, a type without URLs) a page that serves nothing;
-   * `undefined` when no document has that id (a chain through it cannot be read).
+   * other document (a draft never published, a type without URLs), and an id naming none, a page
+   * that serves nothing; `undefined` when the source cannot tell (a chain through it cannot be
+   * read: `scope: "site"`). The database's source (events.ts) always can.
    */
   get(id: string): PageNode | undefined
   /** Up to `limit` live (published) pages whose `fields.parent` is `id`. */
