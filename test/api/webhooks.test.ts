@@ -15,6 +15,11 @@ afterEach(() => rx.stop())
 const base = `/teams/${TEAM}/webhooks`
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT/)
 const create = (body: Record<string, unknown>, token = TOKENS.webhooks) => ctx.call('POST', base, { token, body })
+/** The payloads of a webhook's delivery log, newest first, as stored for sending. */
+async function loggedPayloads(hookId: string): Promise<any[]> {
+  const log = (await ctx.call('GET', `${base}/${hookId}/deliveries`, { token: TOKENS.webhooks })).body
+  return log.map((d: any) => JSON.parse((ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(d.eventId) as { payload: string }).payload))
+}
 
 test('create answers 201 with the record and the full generated secret, once', async () => {
   const res = await create({ label: 'Site', provider: 'custom', target: rx.url })
@@ -428,10 +433,7 @@ test('delivery metrics are on /metrics', async () => {
 
 test('URLs come from the type before and after: a page that becomes a type without URLs lists its old paths; a draft-only parent gives no URL, not site scope', async () => {
   const { body: hook } = await create({ label: 'types', provider: 'custom', target: rx.url })
-  const payloads = async () => {
-    const log = (await ctx.call('GET', `${base}/${hook.id}/deliveries`, { token: TOKENS.webhooks })).body
-    return log.map((d: any) => JSON.parse((ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(d.eventId) as { payload: string }).payload))
-  }
+  const payloads = () => loggedPayloads(hook.id)
   const write = (body: Record<string, unknown>) => ctx.call('POST', `/content/${TEAM}`, { body })
   const page = (id: string, parent: string, slug: string) => ({ id, contentType: 'page', fields: { parent }, locales: { en: { title: slug, slug } } })
   const publish = (ids: string[]) => ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids } })
@@ -479,10 +481,7 @@ test('URLs come from the type before and after: a page that becomes a type witho
 
 test('a content type\'s collection change moves its documents: pages are told by type, so later events still name every path', async () => {
   const { body: hook } = await create({ label: 'collections', provider: 'custom', target: rx.url })
-  const payloads = async () => {
-    const log = (await ctx.call('GET', `${base}/${hook.id}/deliveries`, { token: TOKENS.webhooks })).body
-    return log.map((d: any) => JSON.parse((ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(d.eventId) as { payload: string }).payload))
-  }
+  const payloads = () => loggedPayloads(hook.id)
   const type = (collection: string) => ({ collection, urls: true, label: 'Landing', fields: [{ name: 'title', localizable: true }, { name: 'slug', localizable: true }, { name: 'parent' }] })
   const write = (id: string, contentType: string, parent: string, slug: string) =>
     ctx.call('POST', `/content/${TEAM}`, { body: { id, contentType, fields: { parent }, locales: { en: { title: slug, slug } } } })
