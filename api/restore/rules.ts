@@ -12,8 +12,14 @@ export interface MergeInput {
   source: Document
   /** The draft as it was read before the restore, or null when there is none (rule 4). */
   draft: Document | null
-  /** The live canonical, or null (a document that only ever had a draft). */
+  /** The canonical (live or not), or null (a document that only ever had a draft). */
   canonical: Document | null
+  /**
+   * Rule 1's "published since the source was taken": the locales of the Published Versions made
+   * after the source (after the version; after the snapshot's creation), none when the canonical
+   * is not live. A whole restore takes back only those of the canonical's locales the source lacks.
+   */
+  publishedSince: readonly string[]
   /** `null`: whole-draft restore (rule 1). Otherwise the non-empty, validated list (rule 2). */
   locales: string[] | null
   /** The team's configured locales; only used to give the result a stable key order. */
@@ -28,13 +34,16 @@ const has = (locales: Locales | undefined, l: string) => !!locales && Object.pro
  * The new draft body. Per-locale objects are copied by reference, never rebuilt, so a locale
  * that is put back is JSON-identical to where it came from.
  */
-export function mergeRestore({ source, draft, canonical, locales, configured, draftId }: MergeInput): Document {
+export function mergeRestore({ source, draft, canonical, publishedSince, locales, configured, draftId }: MergeInput): Document {
   const { __dirtyLocales: _d, __publishedBy: _b, __publishedAt: _a, ...base } = source
   if (locales === null) {
     // Rule 1: every source locale overwrites; a locale published since the source was taken
-    // (live, absent from the source) comes from the live canonical; nothing else survives.
+    // (absent from the source) comes from the live canonical; nothing else survives. A locale
+    // that was live when the source was taken and is absent from it stays out: a snapshot of a
+    // draft that dropped French restores that draft, French dropped (it came back before).
     const out: Locales = {}
-    for (const l of Object.keys(canonical?.locales ?? {})) if (!has(source.locales, l)) out[l] = canonical!.locales[l]!
+    const since = new Set(publishedSince)
+    for (const l of Object.keys(canonical?.locales ?? {})) if (!has(source.locales, l) && since.has(l)) out[l] = canonical!.locales[l]!
     for (const l of Object.keys(source.locales)) out[l] = source.locales[l]!
     return { ...base, id: draftId, locales: ordered(out, configured), __dirtyLocales: Object.keys(source.locales).sort() }
   }

@@ -8,7 +8,7 @@
  */
 import type { Conn, Db, Tx } from '../../db/client'
 import type { DocumentRow } from '../../db/schema'
-import { ConcurrencyError, revisionByChangeVector, saveDoc } from '../../db/store'
+import { ConcurrencyError, raw, revisionByChangeVector, saveDoc } from '../../db/store'
 import { loadActivity, saveActivity, type ActivityEntry } from '../content/activity'
 import { asDocument, stripStamp } from '../content/document'
 import { draftId } from '../content/ids'
@@ -37,6 +37,8 @@ export interface RestoreOptions {
 interface Source {
   body: Document
   entry: Pick<ActivityEntry, 'kind' | 'source'>
+  /** When the source was taken: a version's place in the document's revisions, a snapshot's creation time. */
+  taken: { ordinal: number } | { at: string }
 }
 
 /** A restore's answer: every refusal is thrown (a batch failure), so it is always a success with the draft. */
@@ -63,6 +65,7 @@ export function restore(db: Db, caller: Caller, cmd: RestoreCommand, opts: Resto
     source: state.source.body,
     draft: draft && asDocument(draft.body),
     canonical: canonical && asDocument(stripStamp(canonical.body)),
+    publishedSince: state.publishedSince,
     locales,
     configured: state.configured,
     draftId: draftId(id),
@@ -115,7 +118,19 @@ function readState(tx: Tx, caller: Caller, cmd: RestoreCommand, now: Date, fail:
     throw fail(403, 'Restoring into the draft of a published document requires the ChangeLiveContent capability.')
   }
   const source = readSource(tx, teamId, cmd, now, fail, canonical !== null)
-  return { configured, canonical, draft, source, activity: loadActivity(tx, teamId, id) }
+  const publishedSince = canonical?.published ? localesPublishedSince(tx, teamId, id, source.taken) : []
+  return { configured, canonical, draft, source, publishedSince, activity: loadActivity(tx, teamId, id) }
+}
+
+/** The locales carried by the Published Versions of `documentId` made after `taken` (rule 1). */
+function localesPublishedSince(conn: Conn, teamId: string, documentId: string, taken: Source['taken']): string[] {
+  const after = 'ordinal' in taken ? { column: 'ordinal', value: taken.ordinal } : { column: 'created_at', value: taken.at }
+  const rows = raw(conn)
+    .query<{ body: string }, [string, string, number | string]>(
+      `SELECT body FROM revisions WHERE team_id = ? AND document_id = ? AND stamped = 1 AND ${after.column} > ?`,
+    )
+    .all(teamId, documentId, after.value)
+  return [...new Set(rows.flatMap((r) => Object.keys((JSON.parse(r.body) as { locales?: object }).locales ?? {})))]
 }
 
 function readSource(conn: Conn, teamId: string, cmd: RestoreCommand, now: Date, fail: Fail, live: boolean): Source {
@@ -126,13 +141,13 @@ function readSource(conn: Conn, teamId: string, cmd: RestoreCommand, now: Date, 
     // a soft-deleted canonical's versions with 404 although its revisions are kept, so restore
     // answers like GET /content/version does (a draft written since makes no difference).
     if (!live || !rev || rev.documentId !== cmd.documentId || !rev.stamped) throw fail(404, 'No such published version of this document.')
-    return { body: sourceBody(rev.body), entry: { kind: 'APPLY_REVISION', source: cmd.version } }
+    return { body: sourceBody(rev.body), entry: { kind: 'APPLY_REVISION', source: cmd.version }, taken: { ordinal: rev.ordinal } }
   }
   const snap = loadSnapshot(conn, teamId, cmd.snapshotId)
   if (!snap || snap.row.documentId !== cmd.documentId) throw fail(404, 'Snapshot not found.')
   const status = snapshotStatus(snap.row, now)
   if (status !== 'active') throw fail(409, `The snapshot is ${status} and can no longer be restored.`)
-  return { body: sourceBody(snap.body.body), entry: { kind: 'APPLY_SNAPSHOT', source: cmd.snapshotId } }
+  return { body: sourceBody(snap.body.body), entry: { kind: 'APPLY_SNAPSHOT', source: cmd.snapshotId }, taken: { at: snap.row.createdAt } }
 }
 
 /** A stored body as a restore source: stamp, dirty set and metadata removed, locales defaulted. */

@@ -207,11 +207,31 @@ test('apply-snapshot and apply-version with kind snapshot are one operation with
   await put(ctx, { ...DRAFT, fields: { parent: null, sku: 'changed' }, locales: { en: { title: 'later', slug: 'l' } } })
   const viaVersion = await ok(applyVersion(ctx, { kind: 'snapshot', snapshotId: snap.id }))
   expect(bare(viaSnapshot[0].document)).toEqual(bare(viaVersion[0].document))
+  // fr was live when the snapshot was taken and the snapshotted draft had dropped it: it stays out.
   expect(bare(viaSnapshot[0].document)).toEqual({
     id: `${ID}/draft`, contentType: 'page', fields: DRAFT.fields,
-    locales: { en: DRAFT.locales.en, de: DRAFT.locales.de, fr: V2.locales.fr },
+    locales: { en: DRAFT.locales.en, de: DRAFT.locales.de },
     __dirtyLocales: ['de', 'en'],
   })
+})
+
+test('rule 1: a whole restore takes back from the live canonical only the locales published since the source was taken', async () => {
+  const { v1 } = await publishedTwice(ctx) // fr first published by v2
+  await put(ctx, DRAFT) // drops fr
+  const snap = await ok(ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: ID } }), 201)
+  const locales = async (res: Promise<{ status: number; body: any }>) => Object.keys((await ok(res))[0].document.locales).sort()
+  // Nothing published since the snapshot: the draft it holds comes back as it was, fr dropped.
+  expect(await locales(applySnapshot(ctx, { snapshotId: snap.id }))).toEqual(['de', 'en'])
+  // v1 was taken before fr was first published: fr comes back from the live canonical.
+  expect(await locales(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1 }))).toEqual(['de', 'en', 'fr'])
+  // A publish carrying fr after the snapshot: now fr is "published since" the snapshot too.
+  await put(ctx, { ...V2, id: `${ID}/draft` })
+  await publish(ctx, ID)
+  const restored = (await ok(applySnapshot(ctx, { snapshotId: snap.id })))[0].document
+  expect({ locales: Object.keys(restored.locales).sort(), fr: restored.locales.fr, dirty: restored.__dirtyLocales }).toEqual({ locales: ['de', 'en', 'fr'], fr: V2.locales.fr, dirty: ['de', 'en'] })
+  // Not live (archived): there is no live canonical to take anything back from.
+  expect((await ctx.call('POST', `/content/archive/${TEAM}`, { body: { ids: [ID] } })).body[0].status).toBe(0)
+  expect(await locales(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1 }))).toEqual(['de', 'en'])
 })
 
 test('a translator (EditContent only) restores into a never-published document', async () => {
