@@ -6,6 +6,7 @@
  * `service.api.publish.revisions` and sends `content.published` with the acting user.
  */
 import { t, type Static, type TSchema } from 'elysia'
+import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { isLocked, writeLockFree, type Db } from '../../db/client'
 import type { Capability, Caller } from '../auth'
@@ -49,7 +50,9 @@ const GetInput = t.Object(
 const ListInput = t.Object({
   collection: t.Optional(t.String({ maxLength: 200, description: 'Only documents of this collection (`pages`)' })),
   after: t.Optional(t.String({ maxLength: 1024, description: 'The `nextAfter` of the previous page' })),
-  pageSize: t.Optional(t.Integer({ minimum: 1, maximum: LIST_PAGE.max, description: `Rows per page (default ${LIST_PAGE.fallback})` })),
+  // TypeBox's own integer: Elysia's `t.Integer` also takes a numeric string ("-1", "3.0"), which
+  // passed the check unbounded (60,000 rows, or an SQL error) and told clients `format: integer`.
+  pageSize: t.Optional(Type.Integer({ minimum: 1, maximum: LIST_PAGE.max, description: `Rows per page (default ${LIST_PAGE.fallback})` })),
 }, { additionalProperties: false })
 
 /** The tools by their MCP names. */

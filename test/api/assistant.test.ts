@@ -115,6 +115,13 @@ describe('MCP server for assistants', () => {
     expect((await client.callTool({ name: 'list_content', arguments: { collection: 'products' } })).structuredContent).toEqual({ rows: [], hasMore: false, nextAfter: null })
     expect(refusal(await client.callTool({ name: 'list_content', arguments: { pageSize: 0 } }))).toMatchObject({ error: 'invalid_body', message: expect.stringContaining('`pageSize`') })
     expect(refusal(await client.callTool({ name: 'list_content', arguments: { limit: 5 } }))).toMatchObject({ error: 'invalid_body' })
+    // A number as text is no number: "-1" listed the whole team, "3.0" was an SQL error.
+    for (const pageSize of ['-1', '500', '0', '3.0', '2']) {
+      expect({ pageSize, refusal: refusal(await client.callTool({ name: 'list_content', arguments: { pageSize } })) })
+        .toMatchObject({ pageSize, refusal: { error: 'invalid_body', message: expect.stringContaining('`pageSize`') } })
+    }
+    const { tools } = await client.listTools()
+    expect(tools.find((tool) => tool.name === 'list_content')!.inputSchema.properties!.pageSize).toEqual({ type: 'integer', minimum: 1, maximum: 100, description: expect.any(String) })
     await client.close()
   })
 
