@@ -118,19 +118,21 @@ function readState(tx: Tx, caller: Caller, cmd: RestoreCommand, now: Date, fail:
     throw fail(403, 'Restoring into the draft of a published document requires the ChangeLiveContent capability.')
   }
   const source = readSource(tx, teamId, cmd, now, fail, canonical !== null)
-  const publishedSince = canonical?.published ? localesPublishedSince(tx, teamId, id, source.taken) : []
+  // Only a whole restore (rule 1) asks what was published since; a locale list never does.
+  const publishedSince = cmd.locales === null && canonical?.published ? localesPublishedSince(tx, teamId, id, source.taken) : []
   return { configured, canonical, draft, source, publishedSince, activity: loadActivity(tx, teamId, id) }
 }
 
-/** The locales carried by the Published Versions of `documentId` made after `taken` (rule 1). */
+/** The locales carried by the Published Versions of `documentId` made after `taken` (rule 1), read by SQLite's json_each. */
 function localesPublishedSince(conn: Conn, teamId: string, documentId: string, taken: Source['taken']): string[] {
-  const after = 'ordinal' in taken ? { column: 'ordinal', value: taken.ordinal } : { column: 'created_at', value: taken.at }
-  const rows = raw(conn)
-    .query<{ body: string }, [string, string, number | string]>(
-      `SELECT body FROM revisions WHERE team_id = ? AND document_id = ? AND stamped = 1 AND ${after.column} > ?`,
+  const [column, value] = 'ordinal' in taken ? ['ordinal', taken.ordinal] : ['created_at', taken.at]
+  return raw(conn)
+    .query<{ locale: string }, [string, string, number | string]>(
+      `SELECT DISTINCT l.key AS locale FROM revisions r, json_each(r.body, '$.locales') l
+       WHERE r.team_id = ? AND r.document_id = ? AND r.stamped = 1 AND r.${column} > ?`,
     )
-    .all(teamId, documentId, after.value)
-  return [...new Set(rows.flatMap((r) => Object.keys((JSON.parse(r.body) as { locales?: object }).locales ?? {})))]
+    .all(teamId, documentId, value)
+    .map((r) => r.locale)
 }
 
 function readSource(conn: Conn, teamId: string, cmd: RestoreCommand, now: Date, fail: Fail, live: boolean): Source {

@@ -108,7 +108,7 @@ function documentEvent(tx: Tx, e: DocumentEvent): void {
  * makes this a short index search. A page is told by its content type, as the event's own
  * document is: a collection may hold several types, with and without URLs.
  */
-export const LIVE_CHILDREN_SQL = `SELECT id, body, published, deleted_at FROM documents
+export const LIVE_CHILDREN_SQL = `SELECT id, json_extract(body, '$.contentType') AS content_type, body, published, deleted_at FROM documents
   WHERE team_id = ?1 AND kind = 'canonical' AND json_extract(body, '$.fields.parent') = ?2 AND published = 1 AND deleted_at IS NULL
     AND json_extract(body, '$.contentType') IN (SELECT name FROM content_types WHERE team_id = ?1 AND urls = 1)
   LIMIT ?3`
@@ -129,16 +129,17 @@ function pageSource(conn: Conn, teamId: string): PageSource {
   const withUrls = new Set(
     c.query<{ name: string }, [string]>('SELECT name FROM content_types WHERE team_id = ? AND urls = 1').all(teamId).map((r) => r.name),
   )
-  type Row = { id: string; body: string; published: number; deleted_at: string | null }
+  type Row = { id: string; content_type: string | null; body: string; published: number; deleted_at: string | null }
   const nodes = new Map<string, PageNode>()
   const servesNothing = (id: string): PageNode => ({ id, parent: null, slugs: {}, published: false })
-  // By its content type (not the collection stored with the row, which several types may share).
-  const toNode = (r: Row): PageNode => {
-    const body = JSON.parse(r.body) as Record<string, unknown>
-    return withUrls.has(String(body.contentType)) ? toPageNode(r.id, body, r.published === 1 && r.deleted_at === null) : servesNothing(r.id)
-  }
+  // By its content type (not the collection stored with the row, which several types may share);
+  // only a page's body is parsed.
+  const toNode = (r: Row): PageNode =>
+    r.content_type !== null && withUrls.has(r.content_type)
+      ? toPageNode(r.id, JSON.parse(r.body) as Record<string, unknown>, r.published === 1 && r.deleted_at === null)
+      : servesNothing(r.id)
   const canonical = c.query<Row, [string, string]>(
-    `SELECT id, body, published, deleted_at FROM documents WHERE team_id = ? AND id = ? AND kind = 'canonical'`,
+    `SELECT id, json_extract(body, '$.contentType') AS content_type, body, published, deleted_at FROM documents WHERE team_id = ? AND id = ? AND kind = 'canonical'`,
   )
   const children = c.query<Row, [string, string, number]>(LIVE_CHILDREN_SQL)
   return {
