@@ -4,15 +4,21 @@
  * "Events": the push command's deploy sends site.changed `index`). contract.md writes it without
  * a team: that works when the database holds exactly one team.
  */
+import { existsSync, rmSync } from 'node:fs'
 import { openDbOrExit } from '../db/client'
 import { loadConfigOrExit } from '../api/config'
 import { seed } from './seed'
 import { pushContentIndex } from '../api/teams/settings'
+import { hasAnyTeam } from '../api/teams/service'
 
 const args = process.argv.slice(2)
 const [command, file, teamId] = args
 const usage = 'usage: bun run cli seed <file.json> | bun run cli push-index <file.json> [teamId]'
 
+if (command === '--help' || command === '-h' || command === 'help') {
+  console.log(usage)
+  process.exit(0)
+}
 // An argument too many is a mistake (a second seed file, a team for seed), not something to drop.
 const most = command === 'push-index' ? 3 : 2
 if (!file || !(command === 'seed' || command === 'push-index') || args.length > most) {
@@ -28,6 +34,9 @@ try {
   console.error(`${command} failed: cannot read ${JSON.stringify(file)}: ${(e as { code?: string }).code === 'ENOENT' ? 'no such file' : (e as Error).message}`)
   process.exit(1)
 }
+// A database this command creates and then fails to fill is removed again: the next `bun start`
+// would otherwise find an empty migrated database and not seed its demo team.
+const created = !existsSync(config.databasePath)
 const db = openDbOrExit('cli', config.databasePath)
 
 /** The team of a one-team database; with several, the command must name one. */
@@ -47,6 +56,10 @@ try {
   console.log(JSON.stringify({ ok: true, databasePath: config.databasePath, ...report }))
 } catch (e) {
   console.error(`${command} failed: ${(e as Error).message}`)
+  // Nothing was written (a seed is one transaction; push-index needs a team), unless another process did since.
+  const unused = created && !hasAnyTeam(db)
+  db.$client.close()
+  if (unused) for (const suffix of ['', '-wal', '-shm']) rmSync(config.databasePath + suffix, { force: true })
   process.exit(1)
 } finally {
   db.$client.close()

@@ -18,6 +18,7 @@ import { ContentTypeField, ContentTypeName, fieldsProblem, LocaleCode } from '..
 import { isSiteVisibleChange } from '../api/teams/site-visible'
 import { recordSiteChange } from '../api/webhooks/events'
 import type { Metrics } from '../api/metrics'
+import type { DocumentRow } from '../db/schema'
 import demo from '../db/seed/demo.json'
 
 export const ContentTypeInput = t.Object(
@@ -120,14 +121,19 @@ function apply(db: Db, metrics: Metrics | null, input: SeedFile) {
     }, { behavior: 'immediate' })
     report.teams++
     const toPublish: string[] = []
+    // A live document rewritten and then published: the publish's event alone tells the change,
+    // compared with what was live before the write (one event, naming the old paths).
+    const liveBefore = new Map<string, DocumentRow>()
     for (const doc of team.documents ?? []) {
       const { published, ...input } = doc
       const current = loadLive(db, team.id, doc.id)
       const wanted = { ...input, fields: input.fields ?? {}, locales: input.locales ?? {} }
       const changed = !current || !sameContent(current.body, wanted)
       if (changed) {
+        const publishesNext = published === true && current?.published === true
+        if (publishesNext) liveBefore.set(doc.id, current)
         try {
-          writeDocument(db, { teamId: team.id, userId: CLI_USER, doc: wanted, mayChangeLive: true })
+          writeDocument(db, { teamId: team.id, userId: CLI_USER, doc: wanted, mayChangeLive: true, publishesNext })
         } catch (e) {
           // The route's refusal, said of the seed file's entry that caused it.
           if (e instanceof AppError) throw new Error(`Team ${team.id}, document ${doc.id}: ${e.message}`)
@@ -138,7 +144,7 @@ function apply(db: Db, metrics: Metrics | null, input: SeedFile) {
       if (published && (changed || !current?.published)) toPublish.push(doc.id)
     }
     // After every write, parents first (as a batch publish), so each event names its page's path.
-    for (const item of publishBatch(db, metrics, toPublish, { teamId: team.id, stampUserId: CLI_USER, actorUserId: CLI_USER, source: 'cli' })) {
+    for (const item of publishBatch(db, metrics, toPublish, { teamId: team.id, stampUserId: CLI_USER, actorUserId: CLI_USER, source: 'cli', liveBefore })) {
       if (item.status !== 0) throw new Error(`Publishing ${item.id} failed: ${item.reason}`)
       report.published++
     }

@@ -46,11 +46,12 @@ function mcpServer(ctx: ToolContext): Server {
 }
 
 /**
- * The MCP transport spec: servers MUST validate `Origin` (DNS rebinding: a page on a name that
- * now resolves to this host). A request with an `Origin` must come from this very host (the
- * `Host` it was sent to); clients outside a browser send none. The api sends no CORS headers, so
- * a page on another origin could not read an answer anyway. Called by the app's `onRequest`,
- * before the token is looked at (the transport spec: an invalid Origin is 403).
+ * The MCP transport spec: servers MUST validate `Origin`. A request with an `Origin` must come
+ * from this very host (the `Host` it was sent to); clients outside a browser send none. A
+ * DNS-rebound page passes (its origin names the host it reached); it has no bearer token, which
+ * is what protects this route, as every other. The api sends no CORS headers, so a page on
+ * another origin could not read an answer anyway. Called by the app's `onRequest`, before the
+ * token is looked at (the transport spec: an invalid Origin is 403).
  */
 export function checkOrigin(request: Request): void {
   const origin = request.headers.get('origin')

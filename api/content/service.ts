@@ -85,6 +85,11 @@ export function writeDocument(
     teamId: string; userId: string; doc: DocumentInput; ifMatch?: string
     /** The caller holds `ChangeLiveContent`: it may rewrite a published canonical in place. */
     mayChangeLive?: boolean
+    /**
+     * The caller publishes this canonical later in the same transaction and lets that publish's
+     * event tell the change (the CLI seed, with `liveBefore`): no in-place event of its own.
+     */
+    publishesNext?: boolean
   },
 ): DocumentRow {
   const { teamId, userId } = input
@@ -136,7 +141,7 @@ export function writeDocument(
         })
         appendActivity(tx, teamId, canonicalId, editEntries(before && asDocument(before.body), asDocument(body), userId))
         if (kind === 'canonical') {
-          recordChangedInPlace(tx, { teamId, before: canonical, after: row, userId })
+          if (!input.publishesNext) recordChangedInPlace(tx, { teamId, before: canonical, after: row, userId })
           refreshDraftDirty(tx, teamId, canonicalId, row)
         }
         return row

@@ -30,6 +30,13 @@ export interface PublishInput {
   actorUserId: string | null
   /** `worker` publishes from `<id>/scheduled` and feeds the worker metric; `cli` publishes the canonical as it is. */
   source: 'api' | 'worker' | 'cli' | 'assistant'
+  /**
+   * By canonical id: what was live before the caller rewrote the canonical in place earlier in
+   * the same transaction (the CLI seed, `writeDocument`'s `publishesNext`). The publish's event
+   * compares with it, so one event names the old paths; an id not in the map compares with the
+   * canonical as stored.
+   */
+  liveBefore?: ReadonlyMap<string, DocumentRow>
   now?: Date
 }
 
@@ -161,7 +168,7 @@ function publishInTx(tx: Tx, input: PublishInput) {
   const draft = input.source === 'worker' || input.source === 'cli' ? loadDoc(tx, teamId, draftId(id)) : sourceRow
   if (draft) settleDraft(tx, draft, body)
   else if (source === canonical && !live && input.locales) keepUnpublished(tx, canonical, from, body)
-  recordPublished(tx, { teamId, before: canonical, after: saved, userId: input.actorUserId, locales: input.locales ?? Object.keys(locales) })
+  recordPublished(tx, { teamId, before: input.liveBefore?.get(id) ?? canonical, after: saved, userId: input.actorUserId, locales: input.locales ?? Object.keys(locales) })
   return { document: present(saved) }
 }
 

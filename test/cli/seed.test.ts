@@ -144,6 +144,39 @@ test('a seed publishes a parent before a child listed first, so the child event 
   }
 })
 
+test('re-seeding a live page with a new slug and "published": true sends one event naming the old path; without it, one in-place event', () => {
+  const file = join(dir, 'reslug-seed.json')
+  const path = join(dir, 'reslug-seed.db')
+  const seed = testSeed() as any
+  seed.teams[0].documents.push({ id: 'pages/about', contentType: 'page', published: true, fields: { parent: 'pages/home' }, locales: { en: { title: 'A', slug: 'about' } } })
+  writeFileSync(file, JSON.stringify(seed))
+  expect(runSeed(file, path).code).toBe(0)
+  const db = openDb(path)
+  const events = () => (db.$client.query('SELECT payload FROM outbox JOIN outbox_events USING (event_id) ORDER BY seq').all() as { payload: string }[])
+    .map((r) => JSON.parse(r.payload)).map((p) => ({ documentId: p.documentId, userId: p.userId, urls: p.urls, previousUrls: p.previousUrls }))
+  try {
+    db.$client.run(`INSERT INTO webhooks (id, team_id, label, provider, target, secret, events, options, created_at, updated_at)
+      VALUES ('w1', 'acme', 'l', 'custom', 'https://example.com/h', '${'s'.repeat(43)}', '["content.published"]', '{}', '', '')`)
+    const about = seed.teams[0].documents.at(-1)
+    about.locales.en.slug = 'about-us'
+    writeFileSync(file, JSON.stringify(seed))
+    expect(JSON.parse(runSeed(file, path).out)).toMatchObject({ ok: true, documents: 1, published: 1 })
+    expect(events()).toEqual([{ documentId: 'pages/about', userId: 'cli', urls: { en: '/about-us' }, previousUrls: ['/about'] }])
+    expect(countRevisions(db, 'acme', 'pages/about')).toBe(2)
+
+    // Without "published": true the live page is rewritten in place (as a POST of the canonical
+    // with ChangeLiveContent): its one event, no new Published Version.
+    about.locales.en.slug = 'team'
+    delete about.published
+    writeFileSync(file, JSON.stringify(seed))
+    expect(JSON.parse(runSeed(file, path).out)).toMatchObject({ ok: true, documents: 1, published: 0 })
+    expect(events().slice(1)).toEqual([{ documentId: 'pages/about', userId: 'cli', urls: { en: '/team' }, previousUrls: ['/about-us'] }])
+    expect(countRevisions(db, 'acme', 'pages/about')).toBe(2)
+  } finally {
+    db.$client.close()
+  }
+})
+
 test('a seed rotates a user\'s token with a new one and revokes it with "token": null', async () => {
   const file = join(dir, 'tokens-seed.json')
   const path = join(dir, 'tokens-seed.db')
@@ -195,6 +228,12 @@ test('a seed that fails partway writes nothing: no team, no document, no version
     // It names the file's entry and what is wrong with it.
     expect({ code: res.code, err: res.err.split('\n').find((line) => line.startsWith('seed failed')) }).toEqual({ code: 1, err: 'seed failed: Team acme, document pages/bad: Unknown content type: nope.' })
     expect(JSON.stringify(state())).toBe(before)
+    // On a database it would have created, the failed seed leaves no file behind (the next
+    // `bun start` seeds its demo team into a missing database, not into an empty one).
+    const fresh = join(dir, 'partway-fresh', 'content.db')
+    expect(runSeed(file, fresh).code).toBe(1)
+    expect(['', '-wal', '-shm'].filter((suffix) => existsSync(fresh + suffix))).toEqual([])
+    expect(existsSync(path)).toBe(true)
   } finally {
     db.$client.close()
   }
@@ -237,17 +276,20 @@ test('a seed file naming a document or a team twice, or a team id that is no pat
     writeFileSync(file, JSON.stringify(content))
     const databasePath = join(dir, `repeat-${i}.db`)
     expect(runSeed(file, databasePath)).toMatchObject({ code: 1, err: expect.stringContaining(message) })
-    const db = new Database(databasePath)
-    expect(db.query('SELECT (SELECT COUNT(*) FROM teams) AS teams, (SELECT COUNT(*) FROM revisions) AS revisions').get()).toEqual({ teams: 0, revisions: 0 })
-    db.close()
+    // Nothing written: the database the failed seed created is gone again.
+    expect(existsSync(databasePath)).toBe(false)
   }
 })
 
-test('an argument too many is a usage error (exit 2), not dropped', () => {
+test('an argument too many is a usage error (exit 2), not dropped; --help prints the usage to stdout (exit 0)', () => {
   const extra = (...args: string[]) => Bun.spawnSync(['bun', 'cli/main.ts', ...args], { cwd: root, env: { ...process.env, DATABASE_PATH: join(dir, 'extra.db') } })
-  for (const args of [['seed', 'a.json', 'b.json'], ['push-index', 'i.json', 'acme', 'more']]) {
+  for (const args of [['seed', 'a.json', 'b.json'], ['push-index', 'i.json', 'acme', 'more'], []]) {
     const proc = extra(...args)
     expect({ args, code: proc.exitCode, err: proc.stderr.toString().trim() }).toEqual({ args, code: 2, err: expect.stringMatching(/^usage: bun run cli seed <file\.json>/) })
+  }
+  for (const flag of ['--help', '-h', 'help']) {
+    const proc = extra(flag)
+    expect({ flag, code: proc.exitCode, out: proc.stdout.toString().trim(), err: proc.stderr.toString() }).toEqual({ flag, code: 0, out: expect.stringMatching(/^usage: bun run cli seed <file\.json>/), err: '' })
   }
   expect(existsSync(join(dir, 'extra.db'))).toBe(false)
 })
