@@ -37,6 +37,8 @@ export class ConfigError extends Error {}
 
 /** The exit code of a process refused by its configuration (sysexits EX_CONFIG; the systemd unit does not restart on it). */
 export const EX_CONFIG = 78
+/** MAX_BODY_BYTES when unset: 1 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 1_048_576
 
 /** Timers (setTimeout, AbortSignal.timeout) take at most this many milliseconds. */
 const MAX_MS = 2_147_483_647
@@ -120,7 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
     siteChangeQuietMs: integer(env, 'SITE_CHANGE_QUIET_MS', 0, MAX_MS) ?? 30_000,
     siteChangeMaxHoldMs: integer(env, 'SITE_CHANGE_MAX_HOLD_MS', 0, MAX_MS) ?? 1_800_000,
     webhookTimeoutMs,
-    maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1, 1 << 30) ?? 1_048_576,
+    maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1, 1 << 30) ?? DEFAULT_MAX_BODY_BYTES,
     metricsPublic: boolean(env, 'METRICS_PUBLIC'),
     dispatcherLeaseMs,
     dispatcherConcurrency: integer(env, 'DISPATCHER_CONCURRENCY', 1, 10_000),

@@ -8,6 +8,7 @@ import { existsSync, rmSync } from 'node:fs'
 import { openDbOrExit } from '../db/client'
 import { loadConfigOrExit } from '../api/config'
 import { seed } from './seed'
+import { bodyProblem, MAX_BODY_DEPTH } from '../api/body'
 import { pushContentIndex } from '../api/teams/settings'
 import { hasAnyTeam } from '../api/teams/service'
 
@@ -49,10 +50,13 @@ function onlyTeam(): string {
 
 try {
   // What `PUT /teams/{teamId}/content-index` takes: a JSON object (not null, an array or a string).
-  if (command === 'push-index' && (input === null || typeof input !== 'object' || Array.isArray(input))) {
-    throw new Error('the content index definition must be a JSON object')
+  if (command === 'push-index') {
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new Error('the content index definition must be a JSON object')
+    // The route's limits (README "Limits"): the file is the body `PUT .../content-index` would take.
+    const problem = bodyProblem(input, MAX_BODY_DEPTH) ?? (Bun.file(file).size > config.maxBodyBytes ? `The file exceeds ${config.maxBodyBytes} bytes (MAX_BODY_BYTES).` : null)
+    if (problem) throw new Error(problem.replace('The body', 'The content index definition'))
   }
-  const report = command === 'seed' ? seed(db, null, input) : pushContentIndex(db, { teamId: teamId ?? onlyTeam(), userId: 'cli' }, input)
+  const report = command === 'seed' ? seed(db, null, input, { maxDocumentBytes: config.maxBodyBytes }) : pushContentIndex(db, { teamId: teamId ?? onlyTeam(), userId: 'cli' }, input)
   console.log(JSON.stringify({ ok: true, databasePath: config.databasePath, ...report }))
 } catch (e) {
   console.error(`${command} failed: ${(e as Error).message}`)

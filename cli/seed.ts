@@ -12,6 +12,8 @@ import { hashToken, CAPABILITIES } from '../api/auth'
 import { stripStamp } from '../api/content/document'
 import { writeDocument, loadLive } from '../api/content/service'
 import { AppError } from '../api/errors'
+import { bodyProblem, MAX_BODY_DEPTH } from '../api/body'
+import { DEFAULT_MAX_BODY_BYTES } from '../api/config'
 import { publishBatch } from '../api/publish/service'
 import { getContentType, getTeam, hasAnyTeam } from '../api/teams/service'
 import { ContentTypeField, ContentTypeName, fieldsProblem, LocaleCode } from '../api/teams/model'
@@ -61,15 +63,38 @@ export type SeedFile = Static<typeof SeedFile>
 
 export const CLI_USER = 'cli'
 
+export interface SeedOptions {
+  /** A document's JSON at most this many bytes, as `POST /content` takes it (MAX_BODY_BYTES). */
+  maxDocumentBytes?: number
+}
+
 /** Applies a seed file. Returns what was written, for the CLI to print. */
-export function seed(db: Db, metrics: Metrics | null, input: unknown) {
+export function seed(db: Db, metrics: Metrics | null, input: unknown, opts: SeedOptions = {}) {
   if (!Value.Check(SeedFile, input)) {
     const first = Value.Errors(SeedFile, input).First()
     throw new Error(`Invalid seed file at ${first?.path || '/'}: ${first?.message}`)
   }
+  refuseRepeats(input)
+  refuseOversized(input, opts.maxDocumentBytes ?? DEFAULT_MAX_BODY_BYTES)
   // All or nothing: a seed that fails partway (an unknown content type, a refused publish)
   // leaves the database as it was. The writes below nest as savepoints in this transaction.
   return db.$client.transaction(() => apply(db, metrics, input)).immediate()
+}
+
+/**
+ * A seeded document meets the limits a `POST /content` of it would (README "Limits"): nested at
+ * most MAX_BODY_DEPTH deep, no number that overflows to Infinity (stored as `null`), at most
+ * `maxBytes` of JSON. The api could not read or rewrite a document beyond them.
+ */
+function refuseOversized(input: SeedFile, maxBytes: number): void {
+  for (const team of input.teams) {
+    for (const doc of team.documents ?? []) {
+      const { published: _, ...body } = doc
+      const problem = bodyProblem(body, MAX_BODY_DEPTH)
+        ?? (Buffer.byteLength(JSON.stringify(body)) > maxBytes ? `The document exceeds ${maxBytes} bytes of JSON (MAX_BODY_BYTES).` : null)
+      if (problem) throw new Error(`Team ${team.id}, document ${JSON.stringify(doc.id)}: ${problem.replace('The body', 'The document')}`)
+    }
+  }
 }
 
 /** A team or a document named twice: the second would be applied again (a document published twice leaves two versions). */
@@ -87,7 +112,6 @@ function refuseRepeats(input: SeedFile): void {
 }
 
 function apply(db: Db, metrics: Metrics | null, input: SeedFile) {
-  refuseRepeats(input)
   const report = { teams: 0, documents: 0, published: 0 }
   for (const team of input.teams) {
     if (!team.locales.includes(team.defaultLocale)) throw new Error(`Team ${team.id}: defaultLocale must be one of locales`)

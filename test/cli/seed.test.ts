@@ -326,7 +326,45 @@ test('bun run cli push-index <file> works without a team on a one-team database 
     writeFileSync(index, bad)
     expect({ bad, ...push(onePath) }).toMatchObject({ bad, code: 1, err: expect.stringContaining('\npush-index failed: the content index definition must be a JSON object\n') })
   }
+  // And the route's limits: nesting, a number that overflows, MAX_BODY_BYTES.
+  const deep = (n: number): unknown => (n === 0 ? 1 : { a: deep(n - 1) })
+  for (const [content, message] of [
+    [JSON.stringify({ fields: deep(101) }), 'The content index definition nests deeper than 100 levels.'],
+    ['{"boost": 1e400}', 'The content index definition holds a number too large to store'],
+    [JSON.stringify({ fields: ['x'.repeat(1_100_000)] }), 'The file exceeds 1048576 bytes (MAX_BODY_BYTES).'],
+  ] as const) {
+    writeFileSync(index, content)
+    expect({ message, ...push(onePath) }).toMatchObject({ message, code: 1, err: expect.stringContaining(`push-index failed: ${message}`) })
+  }
   const db = new Database(onePath)
   expect(db.query('SELECT index_generation AS n FROM teams').get()).toEqual({ n: 1 })
   db.close()
+})
+
+test('a seeded document meets the limits of POST /content: nesting, overflowing numbers, MAX_BODY_BYTES (exit 1, nothing written)', () => {
+  const file = join(dir, 'limits-seed.json')
+  const deep = (n: number): unknown => (n === 0 ? 1 : { a: deep(n - 1) })
+  const withDoc = (fields: Record<string, unknown>) => {
+    const seed = testSeed() as any
+    seed.teams[0].documents.push({ id: 'pages/big', contentType: 'page', published: true, fields: { parent: null, ...fields }, locales: { en: { title: 'B', slug: 'big' } } })
+    return JSON.stringify(seed)
+  }
+  const cases = [
+    // The document itself is one level, its fields a second: 99 more levels reach 101.
+    [withDoc({ sku: deep(99) }), 'The document nests deeper than 100 levels.', {}],
+    [withDoc({ sku: deep(98) }), null, {}],
+    [withDoc({ sku: 1 }).replace('"sku":1', '"sku":1e400'), 'The document holds a number too large to store', {}],
+    [withDoc({ sku: 'x'.repeat(3000) }), 'The document exceeds 2000 bytes of JSON (MAX_BODY_BYTES).', { MAX_BODY_BYTES: '2000' }],
+  ] as const
+  for (const [i, [content, message, env]] of cases.entries()) {
+    writeFileSync(file, content)
+    const databasePath = join(dir, `limits-${i}.db`)
+    const proc = Bun.spawnSync(['bun', 'run', 'cli', 'seed', file], { cwd: root, env: { ...process.env, DATABASE_PATH: databasePath, ...env } })
+    const res = { i, code: proc.exitCode, err: proc.stderr.toString() }
+    if (message === null) expect(res).toMatchObject({ i, code: 0 })
+    else {
+      expect(res).toMatchObject({ i, code: 1, err: expect.stringContaining(`seed failed: Team acme, document "pages/big": ${message}`) })
+      expect(existsSync(databasePath)).toBe(false)
+    }
+  }
 })
