@@ -8,7 +8,7 @@
 import { Elysia, t } from 'elysia'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ErrorCode, InitializeRequestSchema, ListToolsRequestSchema, McpError, PingRequestSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 import { authGuard, authorize } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
@@ -18,7 +18,6 @@ import { callTool, TOOLS, toolsFor, type ToolContext, type ToolName } from './to
 
 const isTool = (name: string): name is ToolName => Object.hasOwn(TOOLS, name)
 
-/** An MCP server for one request's caller. */
 /** What `tools/list` says of each tool, built once (the schemas are static). */
 const LISTED = Object.fromEntries(Object.entries(TOOLS).map(([name, tool]) => [name, {
   name,
@@ -29,6 +28,7 @@ const LISTED = Object.fromEntries(Object.entries(TOOLS).map(([name, tool]) => [n
   annotations: { ...tool.annotations, openWorldHint: false },
 }])) as Record<ToolName, McpTool>
 
+/** An MCP server for one request's caller. */
 function mcpServer(ctx: ToolContext): Server {
   const server = new Server(
     { name: 'content-service', version: '0.1.0' },
@@ -80,12 +80,37 @@ function messageProblem(body: unknown): void {
   if (typeof id === 'number' && !Number.isSafeInteger(id)) throw bad('`id` must be a string or a whole number.')
   if (typeof id === 'string' && id.length > 200) throw bad('`id` must be at most 200 characters.')
   if (method === 'tools/call' && typeof params?.name !== 'string') throw bad('`params.name` (the tool to call) is required for tools/call, a string.')
+  // JSON-RPC would call it an invalid request; the SDK answers a parse error (-32700).
+  const meta = (params as { _meta?: unknown } | undefined)?._meta
+  if (meta !== undefined && (meta === null || typeof meta !== 'object' || Array.isArray(meta))) throw bad('`params._meta` must be an object.')
+}
+
+/** The SDK's own schemas of the requests this server answers (see `invalidParams`). */
+const REQUESTS: Record<string, { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }> = {
+  initialize: InitializeRequestSchema, ping: PingRequestSchema, 'tools/list': ListToolsRequestSchema, 'tools/call': CallToolRequestSchema,
+}
+
+/**
+ * A request whose params do not have its method's shape (`initialize` with a numeric
+ * `protocolVersion`, `tools/list` with a numeric `cursor`): the SDK answers `-32603` (internal
+ * error) with its validator's dump. JSON-RPC's answer is `-32602` (invalid params): this one
+ * names the first field at fault. Notifications get no answer, so they are left to the SDK.
+ */
+function invalidParams(body: { id?: string | number; method: string }): Response | null {
+  const schema = Object.hasOwn(REQUESTS, body.method) ? REQUESTS[body.method] : undefined
+  if (body.id === undefined || !schema) return null
+  const issue = schema.safeParse(body).error?.issues[0]
+  if (!issue) return null
+  const where = issue.path.map(String).join('.')
+  return Response.json({ jsonrpc: '2.0', id: body.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${where ? `${where}: ` : ''}${issue.message}` } })
 }
 
 export function assistantRoutes({ db, metrics, log }: AppDeps) {
   return new Elysia({ name: 'assistant', detail: { tags: ['assistant'] } }).use(authGuard(db)).post(
     '/mcp/:activeTeam',
     async ({ body, request, caller }) => {
+      const refused = invalidParams(body)
+      if (refused) return refused
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       const url = new URL(request.url)
       await mcpServer({ db, metrics, log: log.child({ method: 'POST', path: url.pathname }), caller }).connect(transport)

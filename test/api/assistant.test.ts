@@ -199,7 +199,7 @@ describe('MCP requests the route refuses or serves plainly', () => {
     }
   })
 
-  test('Origin (DNS rebinding, MCP transport spec): a page of another origin is 403 before anything else; its own origin and no Origin are served', async () => {
+  test('Origin (MCP transport spec): a page of another origin is 403 before anything else; its own origin and no Origin are served', async () => {
     const post = (headers: Record<string, string>, token?: string | null) => ctx.call('POST', `/mcp/${TEAM}`, { body: INIT, headers, token })
     for (const [origin, host] of [['http://evil.example', undefined], ['null', undefined], ['http://localhost:3001', 'localhost:3000'], ['file:///x', undefined], ['http://127.0.0.1', 'localhost']] as const) {
       const headers: Record<string, string> = host ? { origin, host } : { origin }
@@ -223,12 +223,31 @@ describe('MCP requests the route refuses or serves plainly', () => {
       [{ jsonrpc: '2.0', id: 'i'.repeat(201), method: 'tools/list' }, '`id`'],
       [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} }, '`params.name`'],
       [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 5 } }, '`params.name`'],
+      [{ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: 5 } }, '`params._meta`'],
+      [{ jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: [] } }, '`params._meta`'],
     ] as const) {
       const res = await post(body)
       expect({ body, status: res.status, error: res.body.error, says: res.body.message?.includes(says) }).toEqual({ body, status: 400, error: 'invalid_body', says: true })
     }
     const vendor = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'content-type': 'application/vnd.acme+json' })
     expect({ status: vendor.status, tools: vendor.body.result?.tools?.length }).toEqual({ status: 200, tools: 3 })
+  })
+
+  test('params of the wrong shape are JSON-RPC -32602 (invalid params) naming the field, not -32603 with a validator dump', async () => {
+    const post = (body: unknown) => ctx.call('POST', `/mcp/${TEAM}`, { body: JSON.stringify(body) })
+    for (const [method, params, field] of [
+      ['initialize', { protocolVersion: 5, capabilities: {}, clientInfo: { name: 'c', version: '1' } }, 'params.protocolVersion'],
+      ['initialize', { protocolVersion: '2025-06-18', capabilities: {} }, 'params.clientInfo'],
+      ['tools/list', { cursor: 5 }, 'params.cursor'],
+    ] as const) {
+      const res = await post({ jsonrpc: '2.0', id: 7, method, params })
+      expect({ method, status: res.status, body: res.body }).toEqual({
+        method, status: 200, body: { jsonrpc: '2.0', id: 7, error: { code: -32602, message: expect.stringMatching(new RegExp(`^Invalid params: ${field.replace('.', '\\.')}: `)) } },
+      })
+    }
+    // Well-formed ones are still the SDK's to answer.
+    expect((await post({ jsonrpc: '2.0', id: 8, method: 'ping' })).body).toEqual({ jsonrpc: '2.0', id: 8, result: {} })
+    expect((await post({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: { cursor: 'x' } })).body).toMatchObject({ jsonrpc: '2.0', id: 9, result: { tools: expect.any(Array) } })
   })
 
   test('any Accept is answered JSON: a generated client sending application/json only gets the answer, not 406', async () => {
