@@ -46,21 +46,32 @@ function requireCanonical(tx: Tx, teamId: string, id: string): DocumentRow {
   return row
 }
 
-/** The canonical with the stamp removed and the given flags: it is no longer live. */
+/**
+ * The canonical with the stamp removed and the given flags: it is no longer live. One already in
+ * that state is left as it is (archiving twice writes nothing: same ETag, no new change vector).
+ */
 function takeDown(tx: Tx, row: DocumentRow, flags: { archived?: boolean; deletedAt?: string }) {
+  const stamped = '__publishedBy' in row.body || '__publishedAt' in row.body
+  if (!row.published && !stamped && !flags.deletedAt && (flags.archived === undefined || flags.archived === row.archived)) return row
   return saveDoc(tx, { ...row, body: stripStamp(row.body), published: false, ...flags })
 }
 
 function apply(tx: Tx, op: LifecycleOp, ctx: Ctx, id: string): DocumentView | undefined {
   requireCanonicalId(id)
-  // Discard draft, unschedule and delete act on the draft as much as on the canonical, so they
-  // also serve a document that so far only has a draft (README "Restore": a document exists when
-  // its live canonical or its draft exists); the other operations need a live canonical to act on.
+  // Discard draft, unschedule, delete and copy act on the draft as much as on the canonical, so
+  // they also serve a document that so far only has a draft (README "Restore": a document exists
+  // when its live canonical or its draft exists); unpublish and archive need a canonical.
   if (op === 'discard-draft') return discardDraft(tx, ctx.teamId, id)
   if (op === 'unschedule') return unschedule(tx, ctx.teamId, id)
   if (op === 'delete') return softDelete(tx, ctx, id)
   const { teamId, userId } = ctx
-  const canonical = requireCanonical(tx, teamId, id)
+  const draft = loadLive(tx, teamId, draftId(id))
+  const canonical = loadLive(tx, teamId, id)
+  if (op === 'copy') return copy(tx, teamId, id, draft ?? canonical)
+  if (!canonical) {
+    if (!draft) throw new Refusal('Document not found.')
+    throw new Refusal(`The document has only a draft: nothing of it is live to ${op}. Discard the draft or delete the document to remove it.`)
+  }
   switch (op) {
     case 'unpublish': {
       // Restore-to-draft: the live content becomes the draft (unless one exists), and goes off the site.
@@ -84,13 +95,15 @@ function apply(tx: Tx, op: LifecycleOp, ctx: Ctx, id: string): DocumentView | un
       refreshDraftDirty(tx, teamId, id, row)
       return present(row)
     }
-    case 'copy': {
-      const source = loadDoc(tx, teamId, draftId(id)) ?? canonical
-      const copyId = freeCopyId(tx, teamId, id)
-      const body = { ...stripStamp(source.body), id: copyId }
-      return present(saveDoc(tx, { teamId, id: copyId, canonicalId: copyId, kind: 'canonical', collection: canonical.collection, body, published: false, archived: false, expect: null }))
-    }
   }
+}
+
+/** A new canonical, never published, from the draft (or the canonical), at the first free copy id. */
+function copy(tx: Tx, teamId: string, id: string, source: DocumentRow | null): DocumentView {
+  if (!source) throw new Refusal('Document not found.')
+  const copyId = freeCopyId(tx, teamId, id)
+  const body = { ...stripStamp(source.body), id: copyId }
+  return present(saveDoc(tx, { teamId, id: copyId, canonicalId: copyId, kind: 'canonical', collection: source.collection, body, published: false, archived: false, expect: null }))
 }
 
 /** Removes the draft; refuses when there is none (or no document at all). */

@@ -431,6 +431,17 @@ describe('lifecycle', () => {
     }
   })
 
+  test('archiving or unpublishing again writes nothing: the same ETag, no second event', async () => {
+    await ctx.call('POST', base, { body: page('pages/twice') })
+    await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/twice'] } })
+    for (const op of ['archive', 'unpublish']) {
+      const first = await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: ['pages/twice'] } })
+      const again = await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: ['pages/twice', 'pages/twice'] } })
+      const cv = (r: { body: { document: { '@metadata': { '@change-vector': string } } }[] }, i: number) => r.body[i]!.document['@metadata']['@change-vector']
+      expect({ op, statuses: again.body.map((i: { status: number }) => i.status), same: [cv(again, 0), cv(again, 1)] }).toEqual({ op, statuses: [0, 0], same: [cv(first, 0), cv(first, 0)] })
+    }
+  })
+
   test('unpublish moves the live content to a draft without the stamp', async () => {
     await ctx.call('POST', base, { body: page('pages/un') })
     await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/un'] } })
@@ -505,6 +516,19 @@ describe('a document that so far only has a draft', () => {
     for (const publishAt of ['2099-01-01T09:00:00+02:00', '2099-01-01T09:00Z', '2099-01-01']) {
       expect({ publishAt, status: (await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/tz', publishAt } })).status }).toEqual({ publishAt, status: 201 })
     }
+  })
+
+  test('copy takes the draft; unpublish and archive refuse, saying there is nothing live (not "not found")', async () => {
+    await ctx.call('POST', base, { body: page('pages/dr4/draft', { en: { title: 'Idea', slug: 'idea' } }) })
+    const copied = await ctx.call('POST', `/content/copy/${TEAM}`, { body: { ids: ['pages/dr4'] } })
+    expect(copied.body).toEqual([{ id: 'pages/dr4', status: 0, document: expect.objectContaining({ id: 'pages/dr4-copy', locales: { en: { title: 'Idea', slug: 'idea' } } }) }])
+    const copy = await read('pages/dr4-copy')
+    expect({ published: copy['@metadata'].published, dirty: copy.__dirtyLocales }).toEqual({ published: false, dirty: undefined })
+    for (const op of ['unpublish', 'archive']) {
+      const res = await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: ['pages/dr4'] } })
+      expect({ op, body: res.body }).toEqual({ op, body: [{ id: 'pages/dr4', status: 1, reason: `The document has only a draft: nothing of it is live to ${op}. Discard the draft or delete the document to remove it.` }] })
+    }
+    expect((await read('pages/dr4/draft')).locales.en.title).toBe('Idea')
   })
 
   test('delete removes the draft and its schedule; nothing else remains', async () => {
