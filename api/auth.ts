@@ -81,5 +81,16 @@ export function authGuard(db: Db) {
       },
       resolve: ({ request }) => ({ caller: callers.get(request)! }),
     }),
+    /** Like `requires`, but any one of `allowed` will do (reading what either capability writes or uses). */
+    requiresAny: (allowed: Capability[]) => ({
+      detail: { 'x-capabilities-any': [...allowed] } as DocumentDecoration,
+      transform({ params, request }) {
+        const p = params as Record<string, string>
+        const caller = authorize(db, request, p.activeTeam ?? p.teamId ?? '', [])
+        if (!allowed.some((c) => caller.capabilities.has(c))) throw forbidden(`Missing capability: one of ${allowed.join(', ')}.`)
+        callers.set(request, caller)
+      },
+      resolve: ({ request }) => ({ caller: callers.get(request)! }),
+    }),
   })
 }

@@ -45,7 +45,7 @@ import { HistoryResponse, HistorySnapshot } from './history/model'
 import { Health } from './ops/model'
 import { ApplySnapshotRequest, ProblemBody, RestoreRequest, RestoreResult } from './restore/model'
 import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotRecord } from './snapshots/model'
-import { ContentIndexDefinition, ContentIndexResult, ContentTypeInput, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from './teams/model'
+import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from './teams/model'
 import { VersionPage, VersionRow } from './versions/model'
 import {
   AttemptView, DeliveryView, EVENT_TYPES, EventPayload, RedeliveryAccepted, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret,
@@ -115,6 +115,8 @@ const SERVICE_EVENT = {
 /** The sentence about capabilities that opens an operation's description. */
 function capabilityText(op: Json): string {
   const needs: string[] = op['x-capabilities'] ?? []
+  const any: string[] = op['x-capabilities-any'] ?? []
+  if (any.length > 0) return `Needs one of the capabilities ${any.map((c) => `\`${c}\``).join(' or ')} in the team of the path.`
   if (needs.length > 0) return `Needs the capabilit${needs.length > 1 ? 'ies' : 'y'} ${needs.map((c) => `\`${c}\``).join(' and ')} in the team of the path.`
   return Array.isArray(op.security) && op.security.length === 0 ? 'Public: no token needed.' : 'Any valid bearer token; no team capability.'
 }
@@ -182,7 +184,7 @@ const NAMED: Record<string, Json> = Object.fromEntries([
   EventPayload, DocumentSummary, DocumentList, HistoryResponse, HistorySnapshot,
   BatchIds, PublishInput, ScheduleRequest, ScheduledPublish, RestoreRequest, ApplySnapshotRequest, RestoreResult,
   CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, WebhookPatch, RedeliveryAccepted,
-  LocalesInput, LocalizationInput, TeamLocales, ContentTypeInput, ContentTypeResult, ContentIndexDefinition, ContentIndexResult,
+  LocalesInput, LocalizationInput, TeamLocales, ContentTypeInput, ContentTypeResult, ContentIndexDefinition, ContentIndexResult, ContentTypeDefinition, ContentIndexState,
   JsonRpcMessage, JsonRpcAnswer, Health,
 ].map((schema) => [schema.title as string, schema]))
 

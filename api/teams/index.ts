@@ -1,18 +1,47 @@
-/** Team settings routes of contract.md (capability ManageTeam); each may send site.changed. */
+/**
+ * Team settings routes of contract.md (capability ManageTeam); each may send site.changed. Each
+ * has a GET of ours (contract.md shows none) answering what its PUT takes, so a client can read,
+ * change and send back a setting; reading takes `EditContent` (editors need the types and
+ * languages) or `ManageTeam`.
+ */
 import { Elysia, t } from 'elysia'
 import { authGuard, type Caller } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
-import { ContentIndexDefinition, ContentIndexResult, ContentTypeInput, ContentTypeName, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from './model'
-import { pushContentIndex, putContentType, setLocales, setLocalization } from './settings'
+import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeName, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from './model'
+import { pushContentIndex, putContentType, readContentIndex, readContentType, readContentTypes, readLocales, setLocales, setLocalization } from './settings'
 
 const teamParams = t.Object({ teamId: t.String({ maxLength: 200 }) })
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
+const readErrors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
+const readers: ['EditContent', 'ManageTeam'] = ['EditContent', 'ManageTeam']
 
 export function teamRoutes({ db }: AppDeps) {
   const actor = (teamId: string, caller: Caller) => ({ teamId, userId: caller.userId })
   return new Elysia({ name: 'teams', detail: { tags: ['teams'] } })
     .use(authGuard(db))
+    .get('/teams/:teamId/locales', ({ params }) => readLocales(db, params.teamId), {
+      requiresAny: readers, params: teamParams, response: { 200: TeamLocales, ...readErrors },
+      detail: { summary: "The team's locales, default locale and fallbacks" },
+    })
+    .get('/teams/:teamId/localization', ({ params }) => readLocales(db, params.teamId), {
+      requiresAny: readers, params: teamParams, response: { 200: TeamLocales, ...readErrors },
+      detail: { summary: "The team's locale settings (the same answer as GET .../locales; `fallbacks` is what PUT .../localization takes)" },
+    })
+    .get('/teams/:teamId/content-types', ({ params }) => readContentTypes(db, params.teamId), {
+      requiresAny: readers, params: teamParams, response: { 200: t.Array(ContentTypeDefinition), ...readErrors },
+      detail: { summary: "The team's content types, by name" },
+    })
+    .get('/teams/:teamId/content-types/:name', ({ params }) => readContentType(db, params.teamId, params.name), {
+      requiresAny: readers,
+      params: t.Object({ teamId: t.String({ maxLength: 200 }), name: ContentTypeName }),
+      response: { 200: ContentTypeDefinition, ...readErrors, 400: ErrorBody },
+      detail: { summary: 'A content type as stored (`urls` spelled out): send it back changed with PUT' },
+    })
+    .get('/teams/:teamId/content-index', ({ params }) => readContentIndex(db, params.teamId), {
+      requiresAny: readers, params: teamParams, response: { 200: ContentIndexState, ...readErrors },
+      detail: { summary: 'The deployed content index definition and whether the index caught up with it' },
+    })
     .put(
       '/teams/:teamId/locales',
       ({ params, body, caller }) => setLocales(db, actor(params.teamId, caller), body),

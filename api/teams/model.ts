@@ -73,3 +73,17 @@ export const ContentTypeResult = t.Object(
 /** `PUT /teams/{teamId}/content-index`: the index definition, stored as given. */
 export const ContentIndexDefinition = t.Record(t.String(), t.Unknown(), { title: 'ContentIndexDefinition' })
 export const ContentIndexResult = t.Object({ indexGeneration: t.Integer() }, { title: 'ContentIndexResult' })
+/** `GET /teams/{teamId}/content-types/{name}`: the definition as stored, `urls` always given. */
+export const ContentTypeDefinition = t.Object(
+  { name: t.String(), collection: t.String(), urls: t.Boolean(), fields: t.Array(ContentTypeField) },
+  { additionalProperties: true, title: 'ContentTypeDefinition' },
+)
+/** `GET /teams/{teamId}/content-index`: the deployed definition and how far the index job got. */
+export const ContentIndexState = t.Object(
+  {
+    definition: t.Union([ContentIndexDefinition, t.Null()], { description: 'As last deployed; `null` before the first deploy' }),
+    indexGeneration: t.Integer({ description: 'Bumped by each deploy' }),
+    indexedGeneration: t.Integer({ description: 'The deploy the index job has caught up with; `site.changed` `index` waits for it' }),
+  },
+  { title: 'ContentIndexState' },
+)

@@ -8,7 +8,7 @@ import type { Conn, Db } from '../../db/client'
 import { contentTypes, documents, teams } from '../../db/schema'
 import { badRequest, echoList, notFound } from '../errors'
 import { recordSiteChange } from '../webhooks/events'
-import { getContentType, getTeam } from './service'
+import { getContentType, getTeam, listContentTypes } from './service'
 import { isSiteVisibleChange } from './site-visible'
 import { fieldsProblem } from './model'
 
@@ -24,6 +24,33 @@ function requireTeam(conn: Conn, teamId: string) {
   const team = getTeam(conn, teamId)
   if (!team) throw notFound('Team not found.')
   return team
+}
+
+/** The team's locale settings, as `PUT .../locales` and `PUT .../localization` answer them. */
+export function readLocales(db: Db, teamId: string) {
+  return settingsOf(requireTeam(db, teamId))
+}
+
+/** A content type as stored, with `urls` spelled out (left out of a PUT, it is false). */
+const definitionOf = (row: { definition: Record<string, unknown>; urls: boolean; collection: string; name: string }) =>
+  ({ ...row.definition, name: row.name, collection: row.collection, urls: row.urls }) as Record<string, unknown> & { name: string; collection: string; urls: boolean; fields: { name: string }[] }
+
+/** Every content type of the team, by name. */
+export function readContentTypes(db: Db, teamId: string) {
+  requireTeam(db, teamId)
+  return listContentTypes(db, teamId).map(definitionOf).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}
+
+export function readContentType(db: Db, teamId: string, name: string) {
+  requireTeam(db, teamId)
+  const row = getContentType(db, teamId, name)
+  if (!row) throw notFound('Content type not found.')
+  return definitionOf(row)
+}
+
+export function readContentIndex(db: Db, teamId: string) {
+  const team = requireTeam(db, teamId)
+  return { definition: (team.contentIndex ?? null) as Record<string, unknown> | null, indexGeneration: team.indexGeneration, indexedGeneration: team.indexedGeneration }
 }
 
 export function setLocales(db: Db, a: Actor, input: { locales: string[]; defaultLocale: string }) {

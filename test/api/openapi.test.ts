@@ -237,10 +237,15 @@ test('every operation says which capabilities it needs, in x-capabilities and it
   expect(needs('/teams/{teamId}/webhooks', 'post')).toEqual(['ManageWebhooks'])
   expect(needs('/teams/{teamId}/content-index', 'put')).toEqual(['ManageTeam'])
   expect(needs('/health', 'get')).toEqual([])
+  expect(doc.paths['/teams/{teamId}/locales'].get['x-capabilities-any']).toEqual(['EditContent', 'ManageTeam'])
+  expect(doc.paths['/teams/{teamId}/locales'].get.description).toStartWith('Needs one of the capabilities `EditContent` or `ManageTeam`')
   for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(ops)) {
       for (const capability of op['x-capabilities']) expect({ path, method, said: op.description.includes(`\`${capability}\``) }).toEqual({ path, method, said: true })
-      if (path.includes('{activeTeam}') || path.includes('{teamId}')) expect({ path, method, some: op['x-capabilities'].length > 0 }).toEqual({ path, method, some: true })
+      // A read of team settings takes any one of two (x-capabilities-any); everything else all of its list.
+      const any: string[] = op['x-capabilities-any'] ?? []
+      for (const capability of any) expect({ path, method, said: op.description.includes(`\`${capability}\``) }).toEqual({ path, method, said: true })
+      if (path.includes('{activeTeam}') || path.includes('{teamId}')) expect({ path, method, some: op['x-capabilities'].length + any.length > 0 }).toEqual({ path, method, some: true })
     }
   }
   // The conditional rule is said where it applies.

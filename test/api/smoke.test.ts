@@ -48,7 +48,7 @@ test('a known path under another method is 405 with Allow; an unknown path stays
     ['DELETE', `/content/versions/${TEAM}`, 'GET, HEAD'],
     ['PUT', `/content/${TEAM}`, 'GET, HEAD, PATCH, POST'],
     ['POST', `/teams/${TEAM}/webhooks/wh-1/deliveries`, 'GET, HEAD'],
-    ['GET', `/teams/${TEAM}/locales/`, 'PUT'],
+    ['DELETE', `/teams/${TEAM}/locales/`, 'GET, HEAD, PUT'],
   ]
   for (const [method, path, allow] of cases) {
     const res = await ctx.call(method, path)

@@ -14,6 +14,38 @@ test('settings need ManageTeam', async () => {
   expect(changes()).toEqual([])
 })
 
+test('each setting reads back as its PUT takes it (EditContent or ManageTeam): read, change, send back', async () => {
+  const get = (path: string, token: string | null = TOKENS.editor) => ctx.call('GET', `/teams/${TEAM}${path}`, { token })
+  const own = await createTestContext()
+  try {
+    const locales = await get('/locales', TOKENS.translator)
+    expect({ status: locales.status, body: locales.body }).toEqual({ status: 200, body: { locales: ['en', 'de', 'fr'], defaultLocale: 'en', fallbacks: {} } })
+    expect((await get('/localization')).body).toEqual(locales.body)
+    const types = await get('/content-types')
+    expect(types.body.map((d: { name: string }) => d.name)).toEqual(['page', 'product'])
+    const page = await get('/content-types/page')
+    expect(page.body).toEqual(types.body[0])
+    expect(page.body).toMatchObject({ name: 'page', collection: 'pages', urls: true, fields: expect.any(Array) })
+    // `urls` is spelled out (false when a PUT left it out), so sending the type back keeps it.
+    expect((await get('/content-types/product')).body).toMatchObject({ name: 'product', urls: false })
+    // A label added and the type sent back: its URLs stay (no site change), the label is kept.
+    const labelled = await own.call('PUT', `/teams/${TEAM}/content-types/page`, { body: { ...(await own.call('GET', `/teams/${TEAM}/content-types/page`)).body, label: 'Web page' } })
+    expect(labelled.body).toMatchObject({ siteChanged: false, definition: { label: 'Web page', urls: true } })
+    expect((await own.call('GET', `/teams/${TEAM}/content-types/page`)).body).toMatchObject({ label: 'Web page', urls: true })
+    expect((await get('/content-index')).body).toEqual({ definition: null, indexGeneration: 0, indexedGeneration: 0 })
+    await own.call('PUT', `/teams/${TEAM}/content-index`, { body: { fields: ['title'] } })
+    expect((await own.call('GET', `/teams/${TEAM}/content-index`)).body).toMatchObject({ definition: { fields: ['title'] }, indexGeneration: 1 })
+    // Refusals: unknown type, a name that is no type name, no token, a member without either capability, another team.
+    expect(await get('/content-types/nope')).toMatchObject({ status: 404, body: { error: 'not_found', message: 'Content type not found.' } })
+    expect(await get('/content-types/..%2fx')).toMatchObject({ status: 400, body: { error: 'invalid_body' } })
+    expect(await get('/locales', null)).toMatchObject({ status: 401, body: { error: 'unauthorized' } })
+    expect(await get('/content-types', TOKENS.webhooks)).toMatchObject({ status: 403, body: { error: 'forbidden', message: 'Missing capability: one of EditContent, ManageTeam.' } })
+    expect(await ctx.call('GET', '/teams/other/locales')).toMatchObject({ status: 403, body: { error: 'forbidden' } })
+  } finally {
+    own.close()
+  }
+})
+
 test('validation, and a PUT that changes nothing records nothing', async () => {
   expect((await put('/locales', { locales: ['en', 'de'], defaultLocale: 'fr' })).body.error).toBe('invalid_body')
   expect((await put('/localization', { fallbacks: { xx: 'en' } })).body.error).toBe('invalid_body')
