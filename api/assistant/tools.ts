@@ -8,7 +8,7 @@
 import { t, type Static, type TSchema } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { isLocked, writeLockFree, type Db } from '../../db/client'
+import { isLocked, type Db } from '../../db/client'
 import type { Capability, Caller } from '../auth'
 import { AppError, busyAnswer } from '../errors'
 import type { Logger } from '../log'
@@ -16,7 +16,7 @@ import type { Metrics } from '../metrics'
 import { ActivityView, DocumentList, DocumentView, PublishInput, PublishList } from '../content/model'
 import { LIST_PAGE, listDocuments } from '../content/list'
 import { present, readDocument } from '../content/service'
-import { publishBatch } from '../publish/service'
+import { publishBatchWaiting } from '../publish/service'
 
 export interface ToolContext {
   db: Db
@@ -36,7 +36,7 @@ interface Tool<In extends TSchema> {
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean }
   input: In
   output: TSchema
-  run(ctx: ToolContext, args: Static<In>): Record<string, unknown>
+  run(ctx: ToolContext, args: Static<In>): Record<string, unknown> | Promise<Record<string, unknown>>
 }
 
 const tool = <In extends TSchema>(def: Tool<In>) => def
@@ -66,10 +66,10 @@ export const TOOLS = {
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
     input: PublishInput,
     output: t.Object({ results: PublishList }),
-    run: ({ db, metrics, caller }, args) => ({
-      results: publishBatch(db, metrics, args.ids, {
+    run: async ({ db, metrics, caller }, args) => ({
+      results: await publishBatchWaiting(db, metrics, args.ids, {
         teamId: caller.teamId, locales: args.locales, stampUserId: caller.userId, actorUserId: caller.userId, source: 'assistant',
-      }, { busyAsRefusal: true }),
+      }),
     }),
   }),
   list_content: tool({
@@ -111,9 +111,8 @@ export async function callTool(ctx: ToolContext, name: ToolName, args: unknown):
   const wrong = Value.Errors(def.input, args ?? {}).First()
   if (wrong) return { error: 'invalid_body', message: `${wrong.path ? `Argument \`${wrong.path.slice(1)}\`` : 'The arguments'}: ${wrong.message}.` }
   try {
-    // A tool that writes waits for another process's write lock first, on timers (db/client.ts `writeLockFree`).
-    if (!def.annotations.readOnlyHint) await writeLockFree(ctx.db)
-    return { ok: def.run(ctx, args ?? {}) }
+    // A tool that writes waits for another process's write lock on timers, before each item (api/batch.ts).
+    return { ok: await def.run(ctx, args ?? {}) }
   } catch (e) {
     if (e instanceof AppError) return { error: e.code, message: e.message }
     // As the routes answer it (api/app.ts `errorResponse`), logged the same way.

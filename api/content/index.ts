@@ -5,7 +5,7 @@
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
-import { runLifecycle, schedulePublish, LIFECYCLE_OPS } from './lifecycle'
+import { runLifecycleWaiting, schedulePublish, LIFECYCLE_OPS } from './lifecycle'
 import { ActivityView, BatchIds, BatchList, DocumentInput, DocumentList, DocumentView, ErrorBody, IfMatch, ScheduledPublish, ScheduleRequest } from './model'
 import { listDocuments, parseListPageSize } from './list'
 import { patchDocument, present, readDocument, writeDocument } from './service'
@@ -114,7 +114,7 @@ export function contentRoutes({ db, config }: AppDeps) {
     app.post(
       `/content/${op}/:activeTeam`,
       ({ params, body, caller }) => {
-        return runLifecycle(db, op, { teamId: params.activeTeam, userId: caller.userId }, body.ids)
+        return runLifecycleWaiting(db, op, { teamId: params.activeTeam, userId: caller.userId }, body.ids)
       },
       { requires: [...needs], params: team, body: BatchIds, response: { 200: BatchList, ...errors }, detail: { summary: `Batch ${op}` } },
     )

@@ -6,6 +6,7 @@
  */
 import { and, eq } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client'
+import { inOrder, runBatchWaiting } from '../batch'
 import { documents, schedules, type DocumentRow } from '../../db/schema'
 import { deleteDoc, loadDoc, saveDoc } from '../../db/store'
 import { badRequest, notFound } from '../errors'
@@ -25,15 +26,25 @@ type Ctx = { teamId: string; userId: string }
 
 /** Runs `op` on every id; one failing id does not stop the others. */
 export function runLifecycle(db: Db, op: LifecycleOp, ctx: Ctx, ids: string[]): BatchItem[] {
-  return ids.map((id) => {
-    try {
-      const document = db.transaction((tx) => apply(tx, op, ctx, id), { behavior: 'immediate' })
-      return { id, status: 0, ...(document ? { document } : {}) }
-    } catch (e) {
-      if (e instanceof Refusal) return { id: batchItemId(id), status: 1, reason: e.message }
-      throw e
-    }
-  })
+  return ids.map((id) => lifecycleItem(db, op, ctx, id))
+}
+
+/**
+ * `runLifecycle` for a request: before each item it waits on timers for another process's write
+ * lock, so the api goes on answering meanwhile (api/batch.ts `runBatchWaiting`).
+ */
+export function runLifecycleWaiting(db: Db, op: LifecycleOp, ctx: Ctx, ids: string[]): Promise<BatchItem[]> {
+  return runBatchWaiting(db, ids, inOrder(ids.length), (id) => lifecycleItem(db, op, ctx, id))
+}
+
+function lifecycleItem(db: Db, op: LifecycleOp, ctx: Ctx, id: string): BatchItem {
+  try {
+    const document = db.transaction((tx) => apply(tx, op, ctx, id), { behavior: 'immediate' })
+    return { id, status: 0, ...(document ? { document } : {}) }
+  } catch (e) {
+    if (e instanceof Refusal) return { id: batchItemId(id), status: 1, reason: e.message }
+    throw e
+  }
 }
 
 function requireCanonicalId(id: string) {

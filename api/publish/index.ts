@@ -2,13 +2,13 @@ import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody, PublishInput, PublishList } from '../content/model'
-import { publishBatch } from './service'
+import { publishBatchWaiting } from './service'
 
 export function publishRoutes({ db, metrics }: AppDeps) {
   return new Elysia({ detail: { tags: ['content'] } }).use(authGuard(db)).post(
     '/content/publish/:activeTeam',
     ({ params, body, caller }) =>
-      publishBatch(db, metrics, body.ids, {
+      publishBatchWaiting(db, metrics, body.ids, {
         teamId: params.activeTeam, locales: body.locales, stampUserId: caller.userId, actorUserId: caller.userId, source: 'api',
       }),
     {

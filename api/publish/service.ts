@@ -7,7 +7,8 @@
  * together, no second publish can land between them, so the spec's `superseded` outcome
  * cannot happen here (the metric still exports it, at zero).
  */
-import { isLocked, type Db, type Tx } from '../../db/client'
+import type { Db, Tx } from '../../db/client'
+import { runBatchWaiting } from '../batch'
 import { deleteDoc, loadDoc, putRevision, saveDoc } from '../../db/store'
 import { asDocument, dirtyLocales, fieldsChanged, roundTripTimestamp, stripStamp } from '../content/document'
 import { batchItemId, draftId, isStorableId, parseId, scheduledId } from '../content/ids'
@@ -58,31 +59,24 @@ export function publishOne(db: Db, metrics: Metrics | null, input: PublishInput)
   }
 }
 
-/** What an item not published because another process held the write lock is answered (`busyAsRefusal`). */
-export const BUSY_REASON = 'busy: the database stayed locked by another write (e.g. a large seed); not published, try again shortly'
+/**
+ * Publishes `ids` (see `parentsFirst` for the order); the answers keep the order of `ids`. For a
+ * caller already inside a transaction (the CLI seed): the lock is its own. A request uses
+ * `publishBatchWaiting`.
+ */
+export function publishBatch(db: Db, metrics: Metrics | null, ids: readonly string[], input: Omit<PublishInput, 'id'>): PublishItem[] {
+  const answers: PublishItem[] = []
+  for (const i of publishOrder(db, input.teamId, ids, input.source)) answers[i] = publishOne(db, metrics, { ...input, id: ids[i]! })
+  return answers
+}
 
 /**
- * Publishes `ids` (see `parentsFirst` for the order); the answers keep the order of `ids`.
- * Another process holding the write lock past busy_timeout throws (the api answers 503, the
- * items before it done), unless `busyAsRefusal`: then that item and the rest are refusals with
- * BUSY_REASON, so the answer still says exactly which documents went live.
+ * `publishBatch` for a request: before each item it waits on timers for another process's write
+ * lock, so the api goes on answering meanwhile; a lock held past busy_timeout after the first
+ * item refuses that item and the rest with BUSY_REASON (api/batch.ts `runBatchWaiting`).
  */
-export function publishBatch(db: Db, metrics: Metrics | null, ids: readonly string[], input: Omit<PublishInput, 'id'>, opts: { busyAsRefusal?: boolean } = {}): PublishItem[] {
-  const answers: PublishItem[] = []
-  let busy = false
-  for (const i of publishOrder(db, input.teamId, ids, input.source)) {
-    if (!busy) {
-      try {
-        answers[i] = publishOne(db, metrics, { ...input, id: ids[i]! })
-        continue
-      } catch (e) {
-        if (!opts.busyAsRefusal || !isLocked(e)) throw e
-        busy = true
-      }
-    }
-    answers[i] = { id: batchItemId(ids[i]!), status: 1, reason: BUSY_REASON }
-  }
-  return answers
+export function publishBatchWaiting(db: Db, metrics: Metrics | null, ids: readonly string[], input: Omit<PublishInput, 'id'>): Promise<PublishItem[]> {
+  return runBatchWaiting(db, ids, publishOrder(db, input.teamId, ids, input.source), (id) => publishOne(db, metrics, { ...input, id }))
 }
 
 /** The order to publish `ids` of one team in by `source` (indices into `ids`): see `parentsFirst`. */

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { createTestContext, holdWriteLock, TEAM, TOKENS, type TestContext } from '../helpers'
-import { BUSY_REASON, publishBatch } from '../../api/publish/service'
+import { BUSY_REASON } from '../../api/batch'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })
@@ -281,18 +281,28 @@ describe('MCP requests the route refuses or serves plainly', () => {
     await client.close()
   })
 
-  test('busyAsRefusal: a lock held past the timeout inside a batch refuses that item and the rest, naming them, instead of throwing', () => {
-    const other = holdWriteLock(ctx.path)
+  test('a lock taken after the first item and held past the timeout: that item and the rest are busy refusals, the published one named', async () => {
+    await draft('pages/lock-a', 'A', 'lock-a')
+    await draft('pages/lock-b', 'B', 'lock-b')
+    const client = await connect(TOKENS.editor)
+    let other: ReturnType<typeof holdWriteLock> | null = null
+    const inc = ctx.metrics.apiPublishRevisions.inc.bind(ctx.metrics.apiPublishRevisions)
+    ctx.metrics.apiPublishRevisions.inc = ((...args: Parameters<typeof inc>) => {
+      other ??= holdWriteLock(ctx.path) // another process (a seed) takes the lock after the first publish
+      return inc(...args)
+    }) as typeof inc
     ctx.db.$client.exec('PRAGMA busy_timeout = 100')
     try {
-      const input = { teamId: TEAM, stampUserId: 'u-editor', actorUserId: 'u-editor', source: 'assistant' as const }
-      expect(publishBatch(ctx.db, ctx.metrics, ['pages/home', 'pages/x'], input, { busyAsRefusal: true })).toEqual([
-        { id: 'pages/home', status: 1, reason: BUSY_REASON }, { id: 'pages/x', status: 1, reason: BUSY_REASON },
-      ])
-      expect(() => publishBatch(ctx.db, ctx.metrics, ['pages/home'], input)).toThrow(/locked/)
+      const res = await client.callTool({ name: 'publish_content', arguments: { ids: ['pages/lock-a', 'pages/lock-b'] } })
+      expect(res.structuredContent).toEqual({ results: [
+        { id: 'pages/lock-a', status: 0, document: expect.objectContaining({ id: 'pages/lock-a' }) },
+        { id: 'pages/lock-b', status: 1, reason: BUSY_REASON },
+      ] })
     } finally {
-      other.release()
+      ctx.metrics.apiPublishRevisions.inc = inc
+      ;(other as ReturnType<typeof holdWriteLock> | null)?.release()
       ctx.db.$client.exec('PRAGMA busy_timeout = 10000')
+      await client.close()
     }
   })
 })

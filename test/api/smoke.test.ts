@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { createTestContext, holdWriteLock, TEAM, TOKENS, type TestContext } from '../helpers'
+import { createTestContext, holdWriteLock, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { errorResponse } from '../../api/app'
+import { BUSY_REASON, busyItem, runBatchWaiting } from '../../api/batch'
+import { countRevisions } from '../../db/store'
 import { createLogger } from '../../api/log'
 
 let ctx: TestContext
@@ -113,6 +115,75 @@ test('a write waiting for another process\'s lock does not hold up other request
   } finally {
     other.release()
     waiting.close()
+  }
+})
+
+test('a batch waits for a lock taken between its items on timers too: reads answer meanwhile; past the timeout the rest are busy refusals, the done ones named', async () => {
+  const batch = await createTestContext()
+  const ids = ['pages/b1', 'pages/b2', 'pages/b3']
+  for (const id of ids) await batch.call('POST', `/content/${TEAM}`, { body: { id, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: id, slug: id.slice(6) } } } })
+  // Another process (a seed) takes the write lock right after the batch's first publish.
+  let other: ReturnType<typeof holdWriteLock> | null = null
+  const inc = batch.metrics.apiPublishRevisions.inc.bind(batch.metrics.apiPublishRevisions)
+  batch.metrics.apiPublishRevisions.inc = ((...args: Parameters<typeof inc>) => {
+    other ??= holdWriteLock(batch.path)
+    return inc(...args)
+  }) as typeof inc
+  try {
+    let done = false
+    const publish = batch.call('POST', `/content/publish/${TEAM}`, { body: { ids } }).finally(() => (done = true))
+    await waitFor(() => other !== null)
+    // Before, the second item waited inside SQLite: this process answered nothing for up to 10 s.
+    const started = performance.now()
+    const health = await batch.call('GET', '/health', { token: null })
+    const read = await batch.call('GET', `/content/${TEAM}?id=pages/b1`)
+    expect({ health: health.status, read: read.status, live: read.body['@metadata']?.published, done }).toEqual({ health: 200, read: 200, live: true, done: false })
+    expect(performance.now() - started).toBeLessThan(2000)
+    other!.release('COMMIT')
+    expect((await publish).body.map((i: { status: number }) => i.status)).toEqual([0, 0, 0])
+
+    // Past the busy timeout: the items the lock stopped are refused with a busy reason (200, the list
+    // says which went live); only a lock that stopped the first item leaves nothing done: 503.
+    batch.db.$client.exec('PRAGMA busy_timeout = 100')
+    other = null
+    const partly = await batch.call('POST', `/content/publish/${TEAM}`, { body: { ids } })
+    expect({ status: partly.status, body: partly.body }).toEqual({ status: 200, body: [
+      { id: 'pages/b1', status: 0, document: expect.objectContaining({ id: 'pages/b1' }) },
+      { id: 'pages/b2', status: 1, reason: BUSY_REASON },
+      { id: 'pages/b3', status: 1, reason: BUSY_REASON },
+    ] })
+    expect(countRevisions(batch.db, TEAM, 'pages/b2')).toBe(1)
+    const archive = await batch.call('POST', `/content/archive/${TEAM}`, { body: { ids } })
+    expect({ status: archive.status, body: archive.body, retryAfter: archive.headers.get('retry-after') })
+      .toEqual({ status: 503, body: { error: 'busy', message: expect.any(String) }, retryAfter: '1' })
+    ;(other as ReturnType<typeof holdWriteLock> | null)?.release()
+    const archived = await batch.call('POST', `/content/archive/${TEAM}`, { body: { ids } })
+    expect(archived.body.map((i: { status: number }) => i.status)).toEqual([0, 0, 0])
+  } finally {
+    ;(other as ReturnType<typeof holdWriteLock> | null)?.release()
+    batch.close()
+  }
+})
+
+test('the batch driver: a lock past the timeout after the first item refuses the rest in their order; on the first item it throws', async () => {
+  const c = await createTestContext()
+  c.db.$client.exec('PRAGMA busy_timeout = 50')
+  let other: ReturnType<typeof holdWriteLock> | null = null
+  try {
+    const ran: string[] = []
+    const run = (id: string) => {
+      ran.push(id)
+      other ??= holdWriteLock(c.path)
+      return { id, status: 0 as const }
+    }
+    // Run in the order c, a, b: after c, the lock stops a and b.
+    expect(await runBatchWaiting(c.db, ['a', 'b', 'c'], [2, 0, 1], run)).toEqual([busyItem('a'), busyItem('b'), { id: 'c', status: 0 }])
+    expect(ran).toEqual(['c'])
+    await expect(runBatchWaiting(c.db, ['d', 'e'], [0, 1], run)).rejects.toThrow(/locked/)
+    expect(ran).toEqual(['c'])
+  } finally {
+    ;(other as ReturnType<typeof holdWriteLock> | null)?.release()
+    c.close()
   }
 })
 
