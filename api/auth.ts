@@ -88,9 +88,7 @@ export function authGuard(db: Db) {
         const p = params as Record<string, string>
         const caller = authorize(db, request, p.activeTeam ?? p.teamId ?? '', [])
         if (!allowed.some((c) => caller.capabilities.has(c))) throw forbidden(`Missing capability: one of ${allowed.join(', ')}.`)
-        callers.set(request, caller)
       },
-      resolve: ({ request }) => ({ caller: callers.get(request)! }),
     }),
   })
 }

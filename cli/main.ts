@@ -4,13 +4,11 @@
  * "Events": the push command's deploy sends site.changed `index`). contract.md writes it without
  * a team: that works when the database holds exactly one team.
  */
-import { existsSync, rmSync } from 'node:fs'
 import { openDbOrExit } from '../db/client'
 import { loadConfigOrExit } from '../api/config'
-import { seed } from './seed'
+import { checkSeedFile, seed } from './seed'
 import { bodyProblem, MAX_BODY_DEPTH } from '../api/body'
 import { pushContentIndex } from '../api/teams/settings'
-import { hasAnyTeam } from '../api/teams/service'
 
 const args = process.argv.slice(2)
 const [command, file, teamId] = args
@@ -35,10 +33,24 @@ try {
   console.error(`${command} failed: cannot read ${JSON.stringify(file)}: ${(e as { code?: string }).code === 'ENOENT' ? 'no such file' : (e as Error).message}`)
   process.exit(1)
 }
-// A database this command creates and then fails to fill is removed again: the next `bun start`
-// would otherwise find an empty migrated database and not seed its demo team.
-const created = !existsSync(config.databasePath)
+// What can be checked without a database is checked before one is opened (and created, and
+// migrated): the file's shape and the api's input limits. A failure that needs the database (an
+// unknown content type, a refused publish, no team to push to) leaves it as it was.
+try {
+  if (command === 'seed') checkSeedFile(input, { maxDocumentBytes: config.maxBodyBytes })
+  else checkIndexFile(input, Bun.file(file).size)
+} catch (e) {
+  console.error(`${command} failed: ${(e as Error).message}`)
+  process.exit(1)
+}
 const db = openDbOrExit('cli', config.databasePath)
+
+/** What `PUT /teams/{teamId}/content-index` takes: a JSON object within the route's limits (README "Limits"). */
+function checkIndexFile(definition: unknown, bytes: number): void {
+  if (definition === null || typeof definition !== 'object' || Array.isArray(definition)) throw new Error('the content index definition must be a JSON object')
+  const problem = bodyProblem(definition, MAX_BODY_DEPTH) ?? (bytes > config.maxBodyBytes ? `The file exceeds ${config.maxBodyBytes} bytes (MAX_BODY_BYTES).` : null)
+  if (problem) throw new Error(problem.replace('The body', 'The content index definition'))
+}
 
 /** The team of a one-team database; with several, the command must name one. */
 function onlyTeam(): string {
@@ -49,21 +61,11 @@ function onlyTeam(): string {
 }
 
 try {
-  // What `PUT /teams/{teamId}/content-index` takes: a JSON object (not null, an array or a string).
-  if (command === 'push-index') {
-    if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new Error('the content index definition must be a JSON object')
-    // The route's limits (README "Limits"): the file is the body `PUT .../content-index` would take.
-    const problem = bodyProblem(input, MAX_BODY_DEPTH) ?? (Bun.file(file).size > config.maxBodyBytes ? `The file exceeds ${config.maxBodyBytes} bytes (MAX_BODY_BYTES).` : null)
-    if (problem) throw new Error(problem.replace('The body', 'The content index definition'))
-  }
   const report = command === 'seed' ? seed(db, null, input, { maxDocumentBytes: config.maxBodyBytes }) : pushContentIndex(db, { teamId: teamId ?? onlyTeam(), userId: 'cli' }, input)
   console.log(JSON.stringify({ ok: true, databasePath: config.databasePath, ...report }))
 } catch (e) {
   console.error(`${command} failed: ${(e as Error).message}`)
-  // Nothing was written (a seed is one transaction; push-index needs a team), unless another process did since.
-  const unused = created && !hasAnyTeam(db)
   db.$client.close()
-  if (unused) for (const suffix of ['', '-wal', '-shm']) rmSync(config.databasePath + suffix, { force: true })
   process.exit(1)
 } finally {
   db.$client.close()

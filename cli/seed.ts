@@ -68,14 +68,29 @@ export interface SeedOptions {
   maxDocumentBytes?: number
 }
 
-/** Applies a seed file. Returns what was written, for the CLI to print. */
-export function seed(db: Db, metrics: Metrics | null, input: unknown, opts: SeedOptions = {}) {
+/**
+ * What can be told of a seed file without a database: its shape, a team or document named twice,
+ * a team's default locale and content type fields, the api's input limits. Throws the reason.
+ */
+export function checkSeedFile(input: unknown, opts: SeedOptions = {}): asserts input is SeedFile {
   if (!Value.Check(SeedFile, input)) {
     const first = Value.Errors(SeedFile, input).First()
     throw new Error(`Invalid seed file at ${first?.path || '/'}: ${first?.message}`)
   }
   refuseRepeats(input)
+  for (const team of input.teams) {
+    if (!team.locales.includes(team.defaultLocale)) throw new Error(`Team ${team.id}: defaultLocale must be one of locales`)
+    for (const type of team.contentTypes ?? []) {
+      const problem = fieldsProblem(type.fields)
+      if (problem) throw new Error(`Team ${team.id}, content type ${type.name}: ${problem}`)
+    }
+  }
   refuseOversized(input, opts.maxDocumentBytes ?? DEFAULT_MAX_BODY_BYTES)
+}
+
+/** Applies a seed file. Returns what was written, for the CLI to print. */
+export function seed(db: Db, metrics: Metrics | null, input: unknown, opts: SeedOptions = {}) {
+  checkSeedFile(input, opts)
   // All or nothing: a seed that fails partway (an unknown content type, a refused publish)
   // leaves the database as it was. The writes below nest as savepoints in this transaction.
   return db.$client.transaction(() => apply(db, metrics, input)).immediate()
@@ -114,11 +129,6 @@ function refuseRepeats(input: SeedFile): void {
 function apply(db: Db, metrics: Metrics | null, input: SeedFile) {
   const report = { teams: 0, documents: 0, published: 0 }
   for (const team of input.teams) {
-    if (!team.locales.includes(team.defaultLocale)) throw new Error(`Team ${team.id}: defaultLocale must be one of locales`)
-    for (const type of team.contentTypes ?? []) {
-      const problem = fieldsProblem(type.fields)
-      if (problem) throw new Error(`Team ${team.id}, content type ${type.name}: ${problem}`)
-    }
     db.transaction((tx) => {
       // An existing team's languages or templates changed by a seed are site changes, as through
       // the settings routes (api/teams/settings.ts); a new team has no site to tell yet.

@@ -86,7 +86,7 @@ function apply(tx: Tx, op: LifecycleOp, ctx: Ctx, id: string): DocumentView | un
   switch (op) {
     case 'unpublish': {
       // Restore-to-draft: the live content becomes the draft (unless one exists), and goes off the site.
-      if (!loadDoc(tx, teamId, draftId(id))) {
+      if (!draft) {
         const body = stripStamp(canonical.body)
         saveDoc(tx, {
           teamId, id: draftId(id), canonicalId: id, kind: 'draft', collection: canonical.collection,

@@ -9,7 +9,7 @@ import { authGuard, type Caller } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
 import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeName, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from './model'
-import { pushContentIndex, putContentType, readContentIndex, readContentType, readContentTypes, readLocales, setLocales, setLocalization } from './settings'
+import { pushContentIndex, putContentType, readContentIndex, readContentType, readContentTypes, readLocales, readLocalization, setLocales, setLocalization } from './settings'
 
 const teamParams = t.Object({ teamId: t.String({ maxLength: 200 }) })
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
@@ -21,12 +21,12 @@ export function teamRoutes({ db }: AppDeps) {
   return new Elysia({ name: 'teams', detail: { tags: ['teams'] } })
     .use(authGuard(db))
     .get('/teams/:teamId/locales', ({ params }) => readLocales(db, params.teamId), {
-      requiresAny: readers, params: teamParams, response: { 200: TeamLocales, ...readErrors },
-      detail: { summary: "The team's locales, default locale and fallbacks" },
+      requiresAny: readers, params: teamParams, response: { 200: LocalesInput, ...readErrors },
+      detail: { summary: "The team's locales and default locale, as PUT .../locales takes them" },
     })
-    .get('/teams/:teamId/localization', ({ params }) => readLocales(db, params.teamId), {
-      requiresAny: readers, params: teamParams, response: { 200: TeamLocales, ...readErrors },
-      detail: { summary: "The team's locale settings (the same answer as GET .../locales; `fallbacks` is what PUT .../localization takes)" },
+    .get('/teams/:teamId/localization', ({ params }) => readLocalization(db, params.teamId), {
+      requiresAny: readers, params: teamParams, response: { 200: LocalizationInput, ...readErrors },
+      detail: { summary: "The team's locale fallbacks, as PUT .../localization takes them" },
     })
     .get('/teams/:teamId/content-types', ({ params }) => readContentTypes(db, params.teamId), {
       requiresAny: readers, params: teamParams, response: { 200: t.Array(ContentTypeDefinition), ...readErrors },

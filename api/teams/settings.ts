@@ -26,9 +26,15 @@ function requireTeam(conn: Conn, teamId: string) {
   return team
 }
 
-/** The team's locale settings, as `PUT .../locales` and `PUT .../localization` answer them. */
+/** What `PUT .../locales` takes: `{locales, defaultLocale}`. */
 export function readLocales(db: Db, teamId: string) {
-  return settingsOf(requireTeam(db, teamId))
+  const team = requireTeam(db, teamId)
+  return { locales: team.locales, defaultLocale: team.defaultLocale }
+}
+
+/** What `PUT .../localization` takes: `{fallbacks}`. */
+export function readLocalization(db: Db, teamId: string) {
+  return { fallbacks: requireTeam(db, teamId).fallbacks }
 }
 
 /** A content type as stored, with `urls` spelled out (left out of a PUT, it is false). */

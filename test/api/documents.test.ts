@@ -431,12 +431,13 @@ describe('lifecycle', () => {
     }
   })
 
-  test('archiving or unpublishing again writes nothing: the same ETag, no second event', async () => {
-    await ctx.call('POST', base, { body: page('pages/twice') })
-    await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/twice'] } })
+  test('archiving or unpublishing again leaves the canonical as it is: the same ETag', async () => {
     for (const op of ['archive', 'unpublish']) {
-      const first = await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: ['pages/twice'] } })
-      const again = await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: ['pages/twice', 'pages/twice'] } })
+      const id = `pages/twice-${op}`
+      await ctx.call('POST', base, { body: page(id, { en: { title: 'T', slug: `twice-${op}` } }) })
+      await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })
+      const first = await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: [id] } })
+      const again = await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: [id, id] } })
       const cv = (r: { body: { document: { '@metadata': { '@change-vector': string } } }[] }, i: number) => r.body[i]!.document['@metadata']['@change-vector']
       expect({ op, statuses: again.body.map((i: { status: number }) => i.status), same: [cv(again, 0), cv(again, 1)] }).toEqual({ op, statuses: [0, 0], same: [cv(first, 0), cv(first, 0)] })
     }

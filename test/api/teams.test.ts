@@ -19,8 +19,13 @@ test('each setting reads back as its PUT takes it (EditContent or ManageTeam): r
   const own = await createTestContext()
   try {
     const locales = await get('/locales', TOKENS.translator)
-    expect({ status: locales.status, body: locales.body }).toEqual({ status: 200, body: { locales: ['en', 'de', 'fr'], defaultLocale: 'en', fallbacks: {} } })
-    expect((await get('/localization')).body).toEqual(locales.body)
+    expect({ status: locales.status, body: locales.body }).toEqual({ status: 200, body: { locales: ['en', 'de', 'fr'], defaultLocale: 'en' } })
+    expect((await get('/localization')).body).toEqual({ fallbacks: {} })
+    // Each answer goes back to its PUT as it is, changed or not.
+    expect((await own.call('PUT', `/teams/${TEAM}/locales`, { body: { ...locales.body, locales: [...locales.body.locales, 'it'] } })).status).toBe(200)
+    expect((await own.call('PUT', `/teams/${TEAM}/localization`, { body: { fallbacks: { ...(await own.call('GET', `/teams/${TEAM}/localization`)).body.fallbacks, it: 'en' } } })).status).toBe(200)
+    expect((await own.call('GET', `/teams/${TEAM}/locales`)).body).toEqual({ locales: ['en', 'de', 'fr', 'it'], defaultLocale: 'en' })
+    expect((await own.call('GET', `/teams/${TEAM}/localization`)).body).toEqual({ fallbacks: { it: 'en' } })
     const types = await get('/content-types')
     expect(types.body.map((d: { name: string }) => d.name)).toEqual(['page', 'product'])
     const page = await get('/content-types/page')

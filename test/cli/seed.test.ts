@@ -228,12 +228,12 @@ test('a seed that fails partway writes nothing: no team, no document, no version
     // It names the file's entry and what is wrong with it.
     expect({ code: res.code, err: res.err.split('\n').find((line) => line.startsWith('seed failed')) }).toEqual({ code: 1, err: 'seed failed: Team acme, document pages/bad: Unknown content type: nope.' })
     expect(JSON.stringify(state())).toBe(before)
-    // On a database it would have created, the failed seed leaves no file behind (the next
-    // `bun start` seeds its demo team into a missing database, not into an empty one).
-    const fresh = join(dir, 'partway-fresh', 'content.db')
+    // On a new database the same: it is left empty (no team, no document), and `bun start` seeds its demo team into it.
+    const fresh = join(dir, 'partway-fresh.db')
     expect(runSeed(file, fresh).code).toBe(1)
-    expect(['', '-wal', '-shm'].filter((suffix) => existsSync(fresh + suffix))).toEqual([])
-    expect(existsSync(path)).toBe(true)
+    const empty = new Database(fresh)
+    expect(empty.query('SELECT (SELECT COUNT(*) FROM teams) AS teams, (SELECT COUNT(*) FROM documents) AS documents').get()).toEqual({ teams: 0, documents: 0 })
+    empty.close()
   } finally {
     db.$client.close()
   }
@@ -276,7 +276,7 @@ test('a seed file naming a document or a team twice, or a team id that is no pat
     writeFileSync(file, JSON.stringify(content))
     const databasePath = join(dir, `repeat-${i}.db`)
     expect(runSeed(file, databasePath)).toMatchObject({ code: 1, err: expect.stringContaining(message) })
-    // Nothing written: the database the failed seed created is gone again.
+    // Refused before any database was opened: none was created.
     expect(existsSync(databasePath)).toBe(false)
   }
 })
