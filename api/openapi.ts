@@ -67,7 +67,7 @@ const STATUS_TEXT: Record<string, string> = {
   413: 'Body larger than MAX_BODY_BYTES: `{error: "payload_too_large", message}`. Beyond max(4 x MAX_BODY_BYTES, 8 MiB) the server refuses the upload itself: a 413 with no body',
   415: 'A body (sent with any method) that is not UTF-8 JSON, or has a Content-Encoding: `{error: "unsupported_media_type", message}`',
   500: 'Unexpected server error (logged): `{error: "internal", message}`',
-  503: 'The database stayed locked by another write (e.g. a large seed); retry after `Retry-After` seconds: `{error: "busy", message}`',
+  503: 'The database stayed locked by another write (e.g. a large seed) and the write did not happen; retry after `Retry-After` seconds: `{error: "busy", message}`. A batch the lock stops after its first item answers 200 instead, the items not done refused with a `busy: ...` reason',
 }
 
 type Json = Record<string, any>
