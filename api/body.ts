@@ -10,15 +10,16 @@ export const MAX_BODY_DEPTH = 100
 /**
  * Why a parsed body is refused before any schema sees it, or `null`: nested deeper than `max`
  * (walked without recursion, so any depth is safe to check), or a number JSON.parse could only
- * read as Infinity (`1e400`), which would be stored as `null`.
+ * read as Infinity (`1e400`), which would be stored as `null`. `subject` names it in the reason
+ * (the CLI's seed documents and index file meet the same rules).
  */
-export function bodyProblem(value: unknown, max: number): string | null {
+export function bodyProblem(value: unknown, max: number, subject = 'The body'): string | null {
   const stack: [unknown, number][] = [[value, 0]]
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!
-    if (typeof v === 'number' && !Number.isFinite(v)) return 'The body holds a number too large to store (it overflows to Infinity).'
+    if (typeof v === 'number' && !Number.isFinite(v)) return `${subject} holds a number too large to store (it overflows to Infinity).`
     if (v === null || typeof v !== 'object') continue
-    if (depth >= max) return `The body nests deeper than ${max} levels.`
+    if (depth >= max) return `${subject} nests deeper than ${max} levels.`
     for (const child of Array.isArray(v) ? v : Object.values(v)) {
       if (typeof child === 'number' || (child !== null && typeof child === 'object')) stack.push([child, depth + 1])
     }

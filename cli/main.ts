@@ -6,7 +6,7 @@
  */
 import { openDbOrExit } from '../db/client'
 import { loadConfigOrExit } from '../api/config'
-import { checkSeedFile, seed } from './seed'
+import { applySeed, checkSeedFile, type SeedFile } from './seed'
 import { bodyProblem, MAX_BODY_DEPTH } from '../api/body'
 import { pushContentIndex } from '../api/teams/settings'
 
@@ -48,8 +48,8 @@ const db = openDbOrExit('cli', config.databasePath)
 /** What `PUT /teams/{teamId}/content-index` takes: a JSON object within the route's limits (README "Limits"). */
 function checkIndexFile(definition: unknown, bytes: number): void {
   if (definition === null || typeof definition !== 'object' || Array.isArray(definition)) throw new Error('the content index definition must be a JSON object')
-  const problem = bodyProblem(definition, MAX_BODY_DEPTH) ?? (bytes > config.maxBodyBytes ? `The file exceeds ${config.maxBodyBytes} bytes (MAX_BODY_BYTES).` : null)
-  if (problem) throw new Error(problem.replace('The body', 'The content index definition'))
+  const problem = bodyProblem(definition, MAX_BODY_DEPTH, 'The content index definition') ?? (bytes > config.maxBodyBytes ? `The file exceeds ${config.maxBodyBytes} bytes (MAX_BODY_BYTES).` : null)
+  if (problem) throw new Error(problem)
 }
 
 /** The team of a one-team database; with several, the command must name one. */
@@ -61,7 +61,8 @@ function onlyTeam(): string {
 }
 
 try {
-  const report = command === 'seed' ? seed(db, null, input, { maxDocumentBytes: config.maxBodyBytes }) : pushContentIndex(db, { teamId: teamId ?? onlyTeam(), userId: 'cli' }, input)
+  // The seed file was checked above (`checkSeedFile`): applied as it is, not checked again.
+  const report = command === 'seed' ? applySeed(db, null, input as SeedFile) : pushContentIndex(db, { teamId: teamId ?? onlyTeam(), userId: 'cli' }, input)
   console.log(JSON.stringify({ ok: true, databasePath: config.databasePath, ...report }))
 } catch (e) {
   console.error(`${command} failed: ${(e as Error).message}`)

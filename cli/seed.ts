@@ -88,11 +88,18 @@ export function checkSeedFile(input: unknown, opts: SeedOptions = {}): asserts i
   refuseOversized(input, opts.maxDocumentBytes ?? DEFAULT_MAX_BODY_BYTES)
 }
 
-/** Applies a seed file. Returns what was written, for the CLI to print. */
+/** Checks (`checkSeedFile`) and applies a seed file. Returns what was written, for the CLI to print. */
 export function seed(db: Db, metrics: Metrics | null, input: unknown, opts: SeedOptions = {}) {
   checkSeedFile(input, opts)
-  // All or nothing: a seed that fails partway (an unknown content type, a refused publish)
-  // leaves the database as it was. The writes below nest as savepoints in this transaction.
+  return applySeed(db, metrics, input)
+}
+
+/**
+ * Applies a seed file `checkSeedFile` passed, all or nothing: a seed that fails partway (an
+ * unknown content type, a refused publish) leaves the database as it was. The writes below nest
+ * as savepoints in this transaction.
+ */
+export function applySeed(db: Db, metrics: Metrics | null, input: SeedFile) {
   return db.$client.transaction(() => apply(db, metrics, input)).immediate()
 }
 
@@ -105,9 +112,9 @@ function refuseOversized(input: SeedFile, maxBytes: number): void {
   for (const team of input.teams) {
     for (const doc of team.documents ?? []) {
       const { published: _, ...body } = doc
-      const problem = bodyProblem(body, MAX_BODY_DEPTH)
+      const problem = bodyProblem(body, MAX_BODY_DEPTH, 'The document')
         ?? (Buffer.byteLength(JSON.stringify(body)) > maxBytes ? `The document exceeds ${maxBytes} bytes of JSON (MAX_BODY_BYTES).` : null)
-      if (problem) throw new Error(`Team ${team.id}, document ${JSON.stringify(doc.id)}: ${problem.replace('The body', 'The document')}`)
+      if (problem) throw new Error(`Team ${team.id}, document ${JSON.stringify(doc.id)}: ${problem}`)
     }
   }
 }
