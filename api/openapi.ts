@@ -17,7 +17,8 @@
  * - a map (`t.Record(t.String(), X)`, written `patternProperties: {"^(.*)$": X}`) is written
  *   `additionalProperties: X`, which means the same and which generators turn into
  *   `{[key: string]: X}` (some read `patternProperties` as values of unknown type);
- * - routes marked `x-etag` declare the `ETag` header of their 200 answer; `x-responses`
+ * - routes marked `x-etag` declare the `ETag` header of their 200 answer, and `x-not-modified`
+ *   the bodiless `304` of a read whose `If-None-Match` names the current ETag; `x-responses`
  *   (status to text) describes a route's own answers where the common text would mislead;
  * - Elysia's coercing `t.Integer`/`t.Numeric` (an integer, or a string holding one, for query
  *   text) is documented as the number it is, and a whole numeric `const` as an integer;
@@ -241,8 +242,9 @@ export function normalizeOpenApi(doc: Json): Json {
       responses['500'] ??= error('500')
       responses['503'] ??= { ...error('503'), headers: { 'Retry-After': { description: 'Seconds to wait before trying again', required: true, schema: { type: 'integer' } } } }
       // `x-etag` (route detail): the 200 answer carries the document's ETag, for `If-Match`.
-      const { 'x-etag': etag, 'x-responses': _described, 'x-json-patch': _patch, ...rest } = op
+      const { 'x-etag': etag, 'x-not-modified': notModified, 'x-responses': _described, 'x-json-patch': _patch, ...rest } = op
       if (etag && responses['200']) responses['200'] = { ...responses['200'], headers: { ETag: ETAG_HEADER } }
+      if (notModified) responses['304'] = { description: 'Not Modified: `If-None-Match` names the document\'s current ETag (no body)', headers: { ETag: ETAG_HEADER } }
       paths[path][method] = fixSchema({
         ...rest,
         ...(typeof op.operationId === 'string' ? { operationId: camelIdentifier(op.operationId) } : {}),

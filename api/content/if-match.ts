@@ -19,3 +19,20 @@ export function ifMatchHolds(header: string | undefined, current: string | null)
   }
   return false
 }
+
+/**
+ * `If-None-Match` (RFC 9110 section 13.1.2) on a read: whether the client's copy is current, so
+ * the answer is `304 Not Modified`. `*` matches any existing document; a list matches when one
+ * of its entity tags is the change vector, compared weakly (`W/"x"` matches `"x"`: a proxy may
+ * weaken a tag). A value without quotes is taken as one tag, as for `If-Match`.
+ */
+export function ifNoneMatchHits(header: string | undefined, current: string): boolean {
+  if (header === undefined) return false
+  const value = header.trim()
+  if (value === '*') return true
+  if (!value.includes('"')) return value === current
+  for (const [, tag] of value.matchAll(/(?:W\/)?"([^"]*)"/g)) {
+    if (tag === current) return true
+  }
+  return false
+}

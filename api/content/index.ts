@@ -6,8 +6,9 @@ import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { runLifecycleWaiting, schedulePublish, LIFECYCLE_OPS } from './lifecycle'
-import { ActivityView, BatchIds, BatchList, DocumentInput, DocumentList, DocumentView, ErrorBody, IfMatch, ScheduledPublish, ScheduleRequest } from './model'
+import { ActivityView, BatchIds, BatchList, DocumentInput, DocumentList, DocumentView, ErrorBody, IfMatch, IfNoneMatch, ScheduledPublish, ScheduleRequest } from './model'
 import { listDocuments, parseListPageSize } from './list'
+import { ifNoneMatchHits } from './if-match'
 import { patchDocument, present, readDocument, writeDocument } from './service'
 
 const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
@@ -21,17 +22,21 @@ export function contentRoutes({ db, config }: AppDeps) {
     .use(authGuard(db))
     .get(
       '/content/:activeTeam',
-      ({ params, query, set }) => {
+      ({ params, query, headers, set }) => {
         const row = readDocument(db, params.activeTeam, query.id)
-        set.headers.etag = JSON.stringify(row.changeVector)
+        const etag = JSON.stringify(row.changeVector)
+        // The client's copy is current: no body (RFC 9110 section 15.4.5: the ETag is sent again).
+        if (ifNoneMatchHits(headers['if-none-match'], row.changeVector)) return new Response(null, { status: 304, headers: { etag } })
+        set.headers.etag = etag
         return present(row)
       },
       {
         requires: ['EditContent'],
         params: team,
         query: idQuery,
+        headers: IfNoneMatch,
         response: { 200: t.Union([DocumentView, ActivityView], { description: 'The document (a canonical, or a draft, scheduled or snapshot sibling), or an activity document' }), ...errors },
-        detail: { summary: 'Read a canonical or sibling document', 'x-etag': true },
+        detail: { summary: 'Read a canonical or sibling document', 'x-etag': true, 'x-not-modified': true },
       },
     )
     .post(

@@ -85,6 +85,9 @@ export const ActivityView = t.Object(
 /** `If-Match: "<change vector>"` (the ETag a read gave) makes a write conditional: 409 when the document moved on. */
 export const IfMatch = t.Object({ 'if-match': t.Optional(t.String({ description: 'The ETag of the last read; the write happens only if the document is still at it (else 409)' })) })
 
+/** `If-None-Match: "<change vector>"` on a read: `304 Not Modified` (no body) when the document is still at it. */
+export const IfNoneMatch = t.Object({ 'if-none-match': t.Optional(t.String({ description: 'ETags of the copy the client holds; when the document is still at one of them the answer is 304 without a body' })) })
+
 /** A refused item of a batch (and the one item of restore's 400/403/404/409 lists): `reason` says why. */
 export const BatchFailure = t.Object({ id: t.String(), status: t.Literal(1), reason: t.String() }, { additionalProperties: false, title: 'BatchFailure' })
 export type BatchFailure = Static<typeof BatchFailure>

@@ -5,6 +5,7 @@
  */
 import { and, eq, ne, sql } from 'drizzle-orm'
 import type { Conn, Db } from '../../db/client'
+import { nextChangeVector } from '../../db/store'
 import { contentTypes, documents, teams } from '../../db/schema'
 import { badRequest, echoList, notFound } from '../errors'
 import { recordSiteChange } from '../webhooks/events'
@@ -111,15 +112,25 @@ export function putContentType(db: Db, a: Actor, name: string, input: Record<str
     const values = { teamId: a.teamId, name, collection: input.collection, urls: input.urls ?? false, definition }
     tx.insert(contentTypes).values(values).onConflictDoUpdate({ target: [contentTypes.teamId, contentTypes.name], set: values }).run()
     // The type's documents move with it: their stored collection is what lists and events name.
-    if (current && current.collection !== values.collection) {
-      tx.update(documents).set({ collection: values.collection })
-        .where(and(eq(documents.teamId, a.teamId), ne(documents.kind, 'activity'), sql`json_extract(${documents.body}, '$.contentType') = ${name}`)).run()
-    }
+    // Each gets a new change vector: `@collection` is part of what a read answers, so a client
+    // holding the old copy (If-None-Match) must not be told it is current.
+    if (current && current.collection !== values.collection) moveCollection(tx, a.teamId, name, values.collection)
     // `urls` left out means false (README "Team settings"): leaving it out of a type without URLs changes nothing.
     const visible = isSiteVisibleChange(current && { ...current.definition, urls: current.urls }, { ...definition, urls: values.urls })
     if (visible) recordSiteChange(tx, { teamId: a.teamId, status: 'template', userId: a.userId })
     return { definition, siteChanged: visible }
   }, { behavior: 'immediate' })
+}
+
+/** Moves every document of content type `name` (siblings too, activity documents not) to `collection`. */
+function moveCollection(tx: Conn, teamId: string, name: string, collection: string) {
+  const moved = tx.select({ id: documents.id }).from(documents)
+    .where(and(eq(documents.teamId, teamId), ne(documents.kind, 'activity'), sql`json_extract(${documents.body}, '$.contentType') = ${name}`)).all()
+  const updatedAt = new Date().toISOString()
+  for (const { id } of moved) {
+    tx.update(documents).set({ collection, changeVector: nextChangeVector(tx), updatedAt })
+      .where(and(eq(documents.teamId, teamId), eq(documents.id, id))).run()
+  }
 }
 
 /**

@@ -139,6 +139,29 @@ describe('POST /content/{activeTeam}', () => {
     expect((await ctx.call('GET', `${base}?id=pages/im`)).status).toBe(404)
   })
 
+  test('If-None-Match on a read: 304 without a body while the copy is current, weak tags and `*` too; 200 once it changed', async () => {
+    const cv = (await ctx.call('POST', base, { body: page('pages/inm') })).body['@metadata']['@change-vector']
+    const get = (ifNoneMatch: string, id = 'pages/inm') => ctx.call('GET', `${base}?id=${enc(id)}`, { headers: { 'if-none-match': ifNoneMatch } })
+    for (const current of [`"${cv}"`, cv, `W/"${cv}"`, `"other", "${cv}"`, '*']) {
+      const res = await get(current)
+      expect({ current, status: res.status, text: res.text, etag: res.headers.get('etag') }).toEqual({ current, status: 304, text: '', etag: `"${cv}"` })
+    }
+    // Another tag: the whole document.
+    const other = await get('"A:1-other"')
+    expect({ status: other.status, title: other.body.locales.en.title, etag: other.headers.get('etag') }).toEqual({ status: 200, title: 'T', etag: `"${cv}"` })
+    // Once the document changes, the old tag reads it again.
+    await ctx.call('POST', base, { body: page('pages/inm', { en: { title: 'changed', slug: 's' } }) })
+    const changed = await get(`"${cv}"`)
+    expect({ status: changed.status, title: changed.body.locales.en.title }).toEqual({ status: 200, title: 'changed' })
+    expect(changed.headers.get('etag')).not.toBe(`"${cv}"`)
+    // A missing document is still 404, `*` or not; the check comes after reading.
+    const missing = await get('*', 'pages/inm-missing')
+    expect({ status: missing.status, error: missing.body.error }).toEqual({ status: 404, error: 'not_found' })
+    // The same rules for an outsider: 403 before any 304.
+    const outsider = await ctx.call('GET', `${base}?id=pages/inm`, { token: TOKENS.outsider, headers: { 'if-none-match': '*' } })
+    expect(outsider.status).toBe(403)
+  })
+
   test('no write other than publish creates a revision', async () => {
     await ctx.call('POST', base, { body: page('pages/norev') })
     await ctx.call('POST', base, { body: page('pages/norev/draft', { en: { title: 'd', slug: 's' } }) })

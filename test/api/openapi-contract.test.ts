@@ -1,8 +1,8 @@
 /**
  * What a generated client reads in /swagger/json holds at runtime: required parameters are
  * required in the document and a missing one gets spec.md's own code; every body-taking
- * operation declares the 413 the app answers; maps and integers are typed; the ETag/If-Match
- * pair is declared; a response that breaks its declared schema is our 500, never the caller's 400.
+ * operation declares the 413 the app answers; maps and integers are typed; the ETag, If-Match and
+ * If-None-Match headers are declared; a response that breaks its declared schema is our 500, never the caller's 400.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
@@ -144,6 +144,11 @@ test('ETag and If-Match are declared where the api uses them', () => {
     expect(param(path, 'post', 'if-match')).toMatchObject({ in: 'header', required: false })
   }
   expect(param('/content/{activeTeam}', 'patch', 'if-match')).toMatchObject({ in: 'header', required: false })
+  // The read's conditional form: If-None-Match in, a bodiless 304 with the ETag out.
+  expect(param('/content/{activeTeam}', 'get', 'if-none-match')).toMatchObject({ in: 'header', required: false })
+  expect(doc.paths['/content/{activeTeam}'].get.responses['304']).toEqual({ description: expect.stringContaining('If-None-Match'), headers: { ETag: expect.objectContaining({ required: true }) } })
+  const with304 = Object.entries<any>(doc.paths).flatMap(([path, ops]) => Object.entries<any>(ops).filter(([, op]) => op.responses['304']).map(([method]) => `${method} ${path}`))
+  expect(with304).toEqual(['get /content/{activeTeam}'])
 })
 
 test('every header the document declares on an answer is required (always sent, so not optional in a client), and sent', async () => {

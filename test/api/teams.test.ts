@@ -129,3 +129,29 @@ test('the CLI push command deploys the index and records an `index` site change 
   expect(JSON.parse(await new Response(p.stdout).text())).toMatchObject({ ok: true, indexGeneration: 3 })
   expect(changes().at(-1)).toEqual({ status: 'index', userId: 'cli' })
 })
+
+test('moving a content type to another collection gives each of its documents a new ETag: a copy held with If-None-Match is read again', async () => {
+  const type = (collection: string) => ({ collection, urls: false, fields: [{ name: 'title', localizable: true }] })
+  expect((await put('/content-types/memo', type('memos'))).status).toBe(200)
+  const doc = (id: string) => ({ id, contentType: 'memo', fields: {}, locales: { en: { title: id } } })
+  for (const id of ['memos/a', 'memos/a/draft', 'memos/b']) expect((await ctx.call('POST', `/content/${TEAM}`, { body: doc(id) })).status).toBe(200)
+  const read = (id: string, etag?: string) => ctx.call('GET', `/content/${TEAM}?id=${id}`, { headers: etag ? { 'if-none-match': etag } : {} })
+  const ids = ['memos/a', 'memos/a/draft', 'memos/b', 'pages/home']
+  const before = new Map<string, string>()
+  for (const id of ids) before.set(id, (await read(id)).headers.get('etag')!)
+  // A change that keeps the collection moves nothing: every held copy is still current.
+  expect((await put('/content-types/memo', { ...type('memos'), label: 'Memo' })).status).toBe(200)
+  for (const id of ids) expect({ id, status: (await read(id, before.get(id))).status }).toEqual({ id, status: 304 })
+  expect((await put('/content-types/memo', type('notes'))).status).toBe(200)
+  for (const id of ids.slice(0, 3)) {
+    const again = await read(id, before.get(id))
+    expect({ id, status: again.status, collection: again.body['@metadata']['@collection'] }).toEqual({ id, status: 200, collection: 'notes' })
+    expect(again.headers.get('etag')).not.toBe(before.get(id))
+    expect(again.body['@metadata']['@change-vector']).toBe(JSON.parse(again.headers.get('etag')!))
+  }
+  // Another type's document is left as it was.
+  expect((await read('pages/home', before.get('pages/home'))).status).toBe(304)
+  // An If-Match with the tag from before the move is refused: the document moved on.
+  const stale = await ctx.call('POST', `/content/${TEAM}`, { body: doc('memos/b'), headers: { 'if-match': before.get('memos/b')! } })
+  expect({ status: stale.status, error: stale.body.error }).toEqual({ status: 409, error: 'conflict' })
+})
