@@ -214,7 +214,7 @@ export function createApp(deps: AppDeps) {
         return json(400, { error: 'invalid_body', message: `A query parameter may be given once; repeated: ${echoList(repeated)}.` })
       }
       const length = request.headers.get('content-length')
-      // Bodies are JSON only (README "API"): a form or multipart body is refused, not parsed into
+      // Bodies are JSON only (README "API overview"): a form or multipart body is refused, not parsed into
       // fields and stored; `APPLICATION/JSON; charset=utf-8` is JSON too.
       if (request.body && length !== '0') {
         const type = request.headers.get('content-type')

@@ -268,6 +268,10 @@ export function patchDocument(db: Db, input: { teamId: string; userId: string; i
     }
     const next = { ...result, id }
     if (!Value.Check(DocumentInput, next)) throw badRequest('invalid_document', 'The patched document is not a valid document.')
+    // A patch that changes nothing (only `test` operations, a value replaced by itself) writes
+    // nothing: the ETag a client holds stays good. A live canonical still needs ChangeLiveContent.
+    const liveRefused = current?.kind === 'canonical' && current.published && !input.mayChangeLive
+    if (current && !liveRefused && same(stripStamp(current.body), stripStamp(next))) return current
     return writeDocument(db, { teamId: input.teamId, userId: input.userId, doc: next, ifMatch: current?.changeVector ?? undefined, mayChangeLive: input.mayChangeLive })
   }, { behavior: 'immediate' })
 }

@@ -115,7 +115,7 @@ export function putContentType(db: Db, a: Actor, name: string, input: Record<str
     // Each gets a new change vector: `@collection` is part of what a read answers, so a client
     // holding the old copy (If-None-Match) must not be told it is current.
     if (current && current.collection !== values.collection) moveCollection(tx, a.teamId, name, values.collection)
-    // `urls` left out means false (README "Team settings"): leaving it out of a type without URLs changes nothing.
+    // `urls` left out means false (README "site.changed"): leaving it out of a type without URLs changes nothing.
     const visible = isSiteVisibleChange(current && { ...current.definition, urls: current.urls }, { ...definition, urls: values.urls })
     if (visible) recordSiteChange(tx, { teamId: a.teamId, status: 'template', userId: a.userId })
     return { definition, siteChanged: visible }

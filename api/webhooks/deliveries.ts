@@ -5,7 +5,7 @@
  */
 import { and, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { deliveryAttempts, outbox, outboxEvents, type OutboxRow } from '../../db/schema'
+import { deliveryAttempts, outbox, outboxEvents, webhooks, type OutboxRow } from '../../db/schema'
 import { getTeam } from '../teams/service'
 import { deliverOnce } from '../../dispatcher/deliver'
 import { AppError, badRequest, notFound } from '../errors'
@@ -48,6 +48,8 @@ export async function testWebhook(
   )
   const delivered = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
   db.transaction((tx) => {
+    // Deleted while the test was on the wire: the answer is still the caller's, there is no log to keep it in.
+    if (!tx.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.id, webhook.id)).get()) return
     tx.insert(outboxEvents).values({ eventId: payload.eventId, payload: bytes }).run()
     const row = tx.insert(outbox).values({
       eventId: payload.eventId, webhookId: webhook.id, teamId: input.teamId, eventType,

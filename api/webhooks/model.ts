@@ -15,18 +15,32 @@ export const DEFAULT_EVENTS: EventType[] = ['content.published', 'content.unpubl
 export const EventTypeSchema = t.Union([t.Literal('content.published'), t.Literal('content.unpublished'), t.Literal('site.changed')])
 const ProviderSchema = t.Union([t.Literal('custom'), t.Literal('netlify'), t.Literal('vercel'), t.Literal('github')])
 
-/** Provider extras: a GitHub repository_dispatch needs a token and may name its `event_type`. */
+/**
+ * Provider extras, github only: a repository_dispatch needs a token (sent as `Authorization:
+ * Bearer`, so printable ASCII) and may name its `event_type`.
+ */
+const GithubToken = t.String({ minLength: 1, maxLength: 500, pattern: '^[\\x21-\\x7e]+$', description: 'github only: a token allowed to dispatch to the repository (printable ASCII, no spaces)' })
+const GithubEventType = t.String({ minLength: 1, maxLength: 100, description: 'github only: the `event_type` of the dispatch (default: the event\'s own type, such as `content.published`)' })
 export const WebhookOptionsInput = t.Object(
   {
-    token: t.Optional(t.String({ minLength: 1, maxLength: 500 })),
-    eventType: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
+    token: t.Optional(GithubToken),
+    eventType: t.Optional(GithubEventType),
+  },
+  { additionalProperties: false },
+)
+
+/** On update: a given option replaces the stored one; `eventType: null` removes it (back to the default). */
+const WebhookOptionsPatch = t.Object(
+  {
+    token: t.Optional(GithubToken),
+    eventType: t.Optional(t.Union([GithubEventType, t.Null()])),
   },
   { additionalProperties: false },
 )
 
 export const WebhookCreate = t.Object(
   {
-    label: t.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f]+$', description: 'One line of text' }),
+    label: t.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f\\u2028\\u2029]+$', description: 'One line of text, not only spaces' }),
     provider: ProviderSchema,
     target: t.String({ minLength: 1, maxLength: 2000 }),
     events: t.Optional(t.Array(EventTypeSchema, { minItems: 1, maxItems: 3, uniqueItems: true })),
@@ -48,6 +62,7 @@ export const WebhookPatch = t.Partial(t.Object({
     maxLength: 500,
     description: 'A new secret (at least 32 characters, no whitespace) replaces the old one and is answered in full once. Empty or absent: the secret is kept.',
   }),
+  options: WebhookOptionsPatch,
 }), { additionalProperties: false, title: 'WebhookUpdate' })
 export type WebhookPatch = Static<typeof WebhookPatch>
 

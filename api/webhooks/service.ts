@@ -69,6 +69,7 @@ export function toRecord(row: WebhookRow): WebhookRecord {
 function validate(w: Pick<WebhookRow, 'label' | 'provider' | 'target' | 'options'>, allowPrivate: boolean) {
   // SQLite stores UTF-8: a lone surrogate would be read back as U+FFFD, not what was answered.
   if (!w.label.isWellFormed()) throw badRequest('invalid_body', '`label` must be well-formed text (no lone surrogates).')
+  if (w.label.trim() === '') throw badRequest('invalid_body', '`label` must not be only spaces: it is how the team tells its webhooks apart.')
   const problem = checkTargetSyntax(w.target, allowPrivate)
   if (problem) throw badRequest('invalid_target', problem)
   if (w.provider === 'github') {
@@ -80,16 +81,20 @@ function validate(w: Pick<WebhookRow, 'label' | 'provider' | 'target' | 'options
   }
 }
 
-/** A provider token is a credential: kept only for the provider that sends it (github). */
-function refuseUnusedToken(provider: WebhookRow['provider'], options: { token?: string } | undefined) {
-  if (provider !== 'github' && options?.token !== undefined) {
-    throw badRequest('invalid_body', '`options.token` is only for github webhooks; this provider sends none.')
+/**
+ * The options are github's (a token is a credential, kept only for the provider that sends it;
+ * an `eventType` no other provider sends would sit there unused): refused for another provider.
+ */
+function refuseUnusedOptions(provider: WebhookRow['provider'], options: { token?: string; eventType?: string | null } | undefined) {
+  if (provider === 'github' || !options) return
+  for (const key of ['token', 'eventType'] as const) {
+    if (options[key] !== undefined && options[key] !== null) throw badRequest('invalid_body', `\`options.${key}\` is only for github webhooks; this provider sends none.`)
   }
 }
 
 export function createWebhook(db: Db, teamId: string, input: WebhookCreate, allowPrivate: boolean) {
   if (input.secret) checkSecret(input.secret)
-  refuseUnusedToken(input.provider, input.options)
+  refuseUnusedOptions(input.provider, input.options)
   const secret = input.secret ? input.secret : generateSecret()
   const now = new Date().toISOString()
   const row: WebhookRow = {
@@ -118,13 +123,11 @@ export function updateWebhook(db: Db, teamId: string, id: string, input: Webhook
   const newSecret = input.secret ? input.secret : null
   if (newSecret) checkSecret(newSecret)
   const provider = input.provider ?? current.provider
-  refuseUnusedToken(provider, input.options)
-  let options: Record<string, unknown> = input.options ? { ...current.options, ...input.options } : current.options
-  // A github webhook switched to another provider does not keep its token.
-  if (provider !== 'github' && 'token' in options) {
-    const { token: _dropped, ...rest } = options
-    options = rest
-  }
+  refuseUnusedOptions(provider, input.options)
+  // A given option replaces the stored one; `eventType: null` removes it. A github webhook
+  // switched to another provider keeps no option (its token least of all).
+  const merged: Record<string, unknown> = { ...current.options, ...input.options }
+  const options = provider === 'github' ? Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== null && v !== undefined)) : {}
   const next: WebhookRow = {
     ...current,
     label: input.label ?? current.label,

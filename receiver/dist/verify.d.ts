@@ -2,9 +2,10 @@
 export type RawBody = string | ArrayBuffer | ArrayBufferView;
 /**
  * True when `header` (X-Service-Signature) is the signature of `rawBody` under `secret`.
- * A missing or malformed header is `false` (answer 401). A misuse throws a `TypeError` instead,
+ * A missing or malformed header is `false` (answer 401), and so is a header sent twice (what
+ * node:http's `req.headers[...]` gives as an array). A misuse throws a `TypeError` instead,
  * so it shows at once rather than as deliveries refused or, worse, accepted: an empty or
  * missing secret (an unset `WEBHOOK_SECRET` would make anyone's signature valid), or a body
  * that is not the raw bytes (e.g. the object `express.json()` parsed: use `express.raw()`).
  */
-export declare function verifySignature(rawBody: RawBody, header: string | null | undefined, secret: string | Uint8Array): boolean;
+export declare function verifySignature(rawBody: RawBody, header: string | readonly string[] | null | undefined, secret: string | Uint8Array): boolean;

@@ -319,6 +319,30 @@ describe('PATCH /content/{activeTeam}', () => {
     expect(res.body.locales.de).toEqual({ title: 'D', slug: 'd' })
   })
 
+  test('a patch that changes nothing (only `test`, a value replaced by itself) writes nothing: same ETag, If-Match still holds', async () => {
+    await ctx.call('POST', base, { body: page('pages/noop') })
+    const before = await ctx.call('GET', `${base}?id=pages/noop`)
+    const etag = before.headers.get('etag')!
+    for (const ops of [[{ op: 'test', path: '/locales/en/title', value: 'T' }], [{ op: 'replace', path: '/locales/en/title', value: 'T' }]]) {
+      const res = await ctx.call('PATCH', `${base}?id=pages/noop`, { body: ops, headers: { 'if-match': etag } })
+      expect({ status: res.status, etag: res.headers.get('etag'), body: res.body }).toEqual({ status: 200, etag, body: before.body })
+    }
+    // A draft patched to what it is stays as it is too; a missing draft is still created.
+    const same = [{ op: 'test', path: '/locales/en/title', value: 'T' }]
+    const draft = await ctx.call('PATCH', `${base}?id=pages/noop/draft`, { body: same })
+    expect(draft.status).toBe(200)
+    const again = await ctx.call('PATCH', `${base}?id=pages/noop/draft`, { body: same })
+    expect({ status: again.status, etag: again.headers.get('etag') }).toEqual({ status: 200, etag: draft.headers.get('etag') })
+    // A real change still writes.
+    const changed = await ctx.call('PATCH', `${base}?id=pages/noop`, { body: [{ op: 'replace', path: '/locales/en/title', value: 'U' }], headers: { 'if-match': etag } })
+    expect(changed.status).toBe(200)
+    expect(changed.headers.get('etag')).not.toBe(etag)
+    // A live canonical needs ChangeLiveContent even for a patch that changes nothing (the rule does not depend on the patch).
+    expect((await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/noop'] } })).body[0].status).toBe(0)
+    const translator = await ctx.call('PATCH', `${base}?id=pages/noop`, { token: TOKENS.translator, body: [{ op: 'test', path: '/locales/en/title', value: (await read('pages/noop')).locales.en.title }] })
+    expect({ status: translator.status, error: translator.body.error }).toEqual({ status: 403, error: 'forbidden' })
+  })
+
   for (const path of ['/__publishedBy', '/__publishedAt', '/__dirtyLocales', '/__dirtyLocales/0']) {
     for (const op of ['add', 'replace', 'remove']) {
       test(`${op} ${path} is refused with protected_field`, async () => {

@@ -122,6 +122,63 @@ test('a provider token is kept only for github: refused on another provider, dro
   expect({ status: again.status, error: again.body.error }).toEqual({ status: 400, error: 'invalid_body' })
 })
 
+test('github options: a token that cannot be an Authorization header is refused at save time; eventType is github\'s alone and `null` removes it', async () => {
+  const target = 'https://api.github.com/repos/acme/site/dispatches'
+  // Bun's fetch refuses such a header before sending: every event would fail as a "network error" after 3 attempts.
+  for (const token of ['ghp_abc\r\nX-Evil: 1', 'ghp token', '   ', 'ghp_\u00e9t\u00e9', 'ghp_\u{1F600}']) {
+    const res = await create({ label: 'gh', provider: 'github', target, options: { token } })
+    expect({ token, status: res.status, error: res.body.error }).toEqual({ token, status: 400, error: 'invalid_body' })
+  }
+  const notGithub = await create({ label: 'n', provider: 'netlify', target: 'https://api.netlify.com/build_hooks/abc', options: { eventType: 'deploy' } })
+  expect({ status: notGithub.status, body: notGithub.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: '`options.eventType` is only for github webhooks; this provider sends none.' } })
+  const gh = (await create({ label: 'gh', provider: 'github', target, options: { token: 'ghp_secret_token_9876', eventType: 'site-refresh' } })).body
+  expect(gh.options).toEqual({ eventType: 'site-refresh', tokenLast4: '9876' })
+  const patch = (body: Record<string, unknown>) => ctx.call('PATCH', `${base}/${gh.id}`, { token: TOKENS.webhooks, body })
+  // `null` takes the event type back to the default (the event's own type); the token stays.
+  const cleared = await patch({ options: { eventType: null } })
+  expect({ status: cleared.status, options: cleared.body.options }).toEqual({ status: 200, options: { tokenLast4: '9876' } })
+  expect(JSON.parse((ctx.db.$client.query('SELECT options FROM webhooks WHERE id = ?').get(gh.id) as { options: string }).options)).toEqual({ token: 'ghp_secret_token_9876' })
+  expect((await patch({ options: { token: null } })).status).toBe(400) // a github webhook needs its token
+  expect((await patch({ options: { eventType: 'again' } })).body.options).toEqual({ eventType: 'again', tokenLast4: '9876' })
+  // Switched to another provider, it keeps no github option at all.
+  const moved = await patch({ provider: 'vercel', target: 'https://api.vercel.com/v1/integrations/deploy/x' })
+  expect({ status: moved.status, options: moved.body.options }).toEqual({ status: 200, options: {} })
+  expect((ctx.db.$client.query('SELECT options FROM webhooks WHERE id = ?').get(gh.id) as { options: string }).options).toBe('{}')
+})
+
+test('a target is written the one way every URL parser reads alike: no backslash, `https://` then a host, no empty user part, no port 0', async () => {
+  for (const target of ['https://vm\\@example.com/', 'https://example.com\\hook', 'https:example.com/x', 'https:/example.com/x', 'https://@example.com/x', 'https://example.com:0/x', `http://127.0.0.1:${rx.port}\\x`]) {
+    const res = await create({ label: 'x', provider: 'custom', target })
+    expect({ target, status: res.status, error: res.body.error }).toEqual({ target, status: 400, error: 'invalid_target' })
+  }
+  for (const target of ['HTTPS://EXAMPLE.COM/', 'https://example.com', 'https://example.com?x=1', 'https://example.com#f', 'https://[2001:db8::1]:8443/x', 'https://b\u00fccher.example/hook']) {
+    const res = await create({ label: 'x', provider: 'custom', target })
+    expect({ target, status: res.status, stored: res.body.target }).toEqual({ target, status: 201, stored: target })
+  }
+})
+
+test('a label of only spaces or with a line or paragraph separator is refused', async () => {
+  for (const label of ['   ', '\u00a0', 'a\u2028b', 'a\u2029b']) {
+    const res = await create({ label, provider: 'custom', target: rx.url })
+    expect({ label, status: res.status, error: res.body.error }).toEqual({ label, status: 400, error: 'invalid_body' })
+  }
+})
+
+test('a test send answered after its webhook was deleted still answers the caller (nothing to log it in), not a 500', async () => {
+  const slow = startReceiver([{ status: 200, body: 'ok', delayMs: 400 }])
+  try {
+    const hook = (await create({ label: 'gone', provider: 'custom', target: slow.url })).body
+    const sent = ctx.call('POST', `${base}/${hook.id}/test`, { token: TOKENS.webhooks })
+    await Bun.sleep(150)
+    expect((await ctx.call('DELETE', `${base}/${hook.id}`, { token: TOKENS.webhooks })).status).toBe(204)
+    const res = await sent
+    expect({ status: res.status, delivered: res.body.delivered, code: res.body.status }).toEqual({ status: 200, delivered: true, code: 200 })
+    expect(ctx.db.$client.query('SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = ?').get(hook.id)).toEqual({ n: 0 })
+  } finally {
+    slow.stop()
+  }
+})
+
 test('a replaced secret and a dropped provider token are gone from the database file, not only from the row', async () => {
   // Backups copy the file: SQLite leaves a rewritten row's old bytes in the page unless told
   // to zero them (secure_delete).

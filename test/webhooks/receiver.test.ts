@@ -2,6 +2,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { runInNewContext } from 'node:vm'
 import { verify } from '@octokit/webhooks-methods'
 import { createDedupe, startExampleReceiver, verifySignature } from '../../receiver'
+import { MAX_EVENT_BYTES } from '../../receiver/example'
 import { sign } from '../../dispatcher/sign'
 import { isSiteVisibleChange } from '../../api/teams/site-visible'
 
@@ -129,6 +130,30 @@ test('example receiver: a signed request without X-Service-Delivery or with a bo
   const notJson = await post('not json', { 'x-service-delivery': 'e-not-json' })
   expect([noId.status, await noId.text(), notJson.status, await notJson.text()]).toEqual([400, 'missing X-Service-Delivery', 400, 'body is not JSON'])
   expect(refreshed).not.toContain('/no-id')
+})
+
+test('example receiver: signed JSON that is no event (null, an array, a number) is a final 400, not a 502 retried three times', async () => {
+  const post = (body: string, id: string) => fetch(`http://127.0.0.1:${server.port}/`, { method: 'POST', body, headers: { 'x-service-signature': sign(body, 's3cret'), 'x-service-delivery': id } })
+  for (const [i, body] of ['null', '[1]', '42', '{"urls":{}}'].entries()) {
+    const res = await post(body, `e-not-event-${i}`)
+    expect({ body, status: res.status, text: await res.text() }).toEqual({ body, status: 400, text: 'body is not an event' })
+  }
+})
+
+test('example receiver: a body over 16 MiB is refused before it is read whole (413), one under is read', async () => {
+  const url = `http://127.0.0.1:${server.port}/`
+  const big = await fetch(url, { method: 'POST', body: new Uint8Array(MAX_EVENT_BYTES + 1), headers: { 'x-service-signature': 'sha256=' + '0'.repeat(64) } })
+  expect(big.status).toBe(413)
+  const fits = await fetch(url, { method: 'POST', body: new Uint8Array(MAX_EVENT_BYTES), headers: { 'x-service-signature': 'sha256=' + '0'.repeat(64) } })
+  expect(fits.status).toBe(401)
+})
+
+test('verifySignature: a signature header sent twice (node:http gives an array) is false, never a throw', () => {
+  const body = '{"v":2}'
+  const header = sign(body, 'secret')
+  expect(verifySignature(body, [header, header], 'secret')).toBe(false)
+  expect(verifySignature(body, [header], 'secret')).toBe(false)
+  expect(verifySignature(body, header, 'secret')).toBe(true)
 })
 
 test('content-type changes the site cannot see are not site changes', () => {
