@@ -24,7 +24,7 @@ if (!hasAnyTeam(db)) {
 const app = createApp({ db, config, log, metrics })
 let server: ReturnType<typeof serveApp>
 try {
-  server = serveApp(app, { hostname: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes })
+  server = serveApp(app, { hostname: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, webhookTimeoutMs: config.webhookTimeoutMs })
 } catch (e) {
   // One line, like every other startup failure, not Elysia's stack trace. Exit 1, not 78: the
   // port may be free again (or the address up) on systemd's next try.

@@ -29,7 +29,8 @@ export interface SchemaWaitOptions {
 type WaitLog = { info: (o: object, m: string) => void; warn: (o: object, m: string) => void }
 
 /**
- * Resolves once every migration this build knows is applied. Logs once when it starts waiting;
+ * Resolves once every migration this build knows is applied (and warns when the database has more:
+ * a binary older than the api). Logs once when it starts waiting;
  * still waiting after `warnAfterMs` (30 s), it warns, and again every `warnEveryMs` (5 min): an
  * api that never comes, or a `DATABASE_PATH` that differs from the api's, is not an endless quiet wait.
  */
@@ -48,5 +49,12 @@ export async function waitForSchema(db: Db, log: WaitLog, opts: SchemaWaitOption
       nextWarnAt = Date.now() + warnEveryMs
     }
     await Bun.sleep(pollMs)
+  }
+  // The api was upgraded (and migrated the database) but this binary was not rebuilt: it may not
+  // know what the newer schema holds. Said once, loudly; deliveries go on meanwhile.
+  const found = applied(db)
+  if (found > wanted) {
+    log.warn({ wanted, applied: found, databasePath: path },
+      'the database was migrated by a newer api than this dispatcher was built from: rebuild and reinstall the dispatcher binary (README "The dispatcher", upgrading)')
   }
 }

@@ -28,6 +28,12 @@ export function samplePayload(team: { id: string; workspaceId: string; defaultLo
   }
 }
 
+/**
+ * The longest a test send waits for its receiver: it answers synchronously, and an HTTP answer can
+ * wait at most Bun's longest idle timeout, 255 s (api/app.ts `idleTimeoutSeconds`).
+ */
+export const MAX_TEST_SEND_MS = 250_000
+
 export async function testWebhook(
   db: Db,
   input: { teamId: string; id: string; userId: string; eventType?: string },

@@ -3,7 +3,7 @@ import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
-import { listDeliveries, parseLimit, redeliver, testWebhook } from './deliveries'
+import { listDeliveries, MAX_TEST_SEND_MS, parseLimit, redeliver, testWebhook } from './deliveries'
 import { registerDeliveryMetrics } from './metrics'
 import { DeliveryStatus, DeliveryView, EventTypeSchema, RedeliveryAccepted, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret } from './model'
 import { createWebhook, deleteWebhook, getWebhookRow, listWebhooks, toRecord, updateWebhook } from './service'
@@ -62,7 +62,8 @@ export function webhookRoutes(deps: AppDeps) {
       '/teams/:teamId/webhooks/:id/test',
       async ({ params, query, caller }) => {
         return testWebhook(db, { teamId: params.teamId, id: params.id, userId: caller.userId, eventType: query.eventType },
-          { timeoutMs: config.webhookTimeoutMs, allowPrivateTargets: config.allowPrivateTargets })
+          // Synchronous: at most what the connection may wait (api/app.ts); the dispatcher waits the whole timeout.
+          { timeoutMs: Math.min(config.webhookTimeoutMs, MAX_TEST_SEND_MS), allowPrivateTargets: config.allowPrivateTargets })
       },
       {
         requires: ['ManageWebhooks'],

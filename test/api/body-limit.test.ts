@@ -13,7 +13,7 @@ const LIMIT = 64 * 1024
 
 beforeAll(async () => {
   ctx = await createTestContext({ env: { MAX_BODY_BYTES: String(LIMIT) } })
-  server = serveApp(ctx.app, { hostname: '127.0.0.1', port: 0, maxBodyBytes: LIMIT })
+  server = serveApp(ctx.app, { hostname: '127.0.0.1', port: 0, maxBodyBytes: LIMIT, webhookTimeoutMs: 30_000 })
   base = `http://127.0.0.1:${server.port}`
 })
 afterAll(async () => {

@@ -39,3 +39,28 @@ test('a long wait for the migration warns, naming DATABASE_PATH, again later, an
   expect(done).toBe(true)
   db.$client.close()
 })
+
+test('a database migrated past what the binary was built with (the api upgraded, the binary not) is warned about once, naming the path', async () => {
+  const path = join(dir, 'newer.db')
+  const db = openDb(path)
+  // A migration this build does not know, as a newer api would have applied it.
+  db.$client.run("INSERT INTO __drizzle_migrations (hash, created_at) VALUES ('from-a-newer-api', 9999999999999)")
+  const lines: { level: string; msg: string; o: Record<string, unknown> }[] = []
+  const log = {
+    info: (o: object, msg: string) => lines.push({ level: 'info', msg, o: o as Record<string, unknown> }),
+    warn: (o: object, msg: string) => lines.push({ level: 'warn', msg, o: o as Record<string, unknown> }),
+  }
+  await waitForSchema(db, log, { path, pollMs: 10 })
+  expect(lines).toEqual([{
+    level: 'warn',
+    msg: 'the database was migrated by a newer api than this dispatcher was built from: rebuild and reinstall the dispatcher binary (README "The dispatcher", upgrading)',
+    o: { wanted: expect.any(Number), applied: (lines[0]?.o.wanted as number) + 1, databasePath: path },
+  }])
+  // At the schema it was built with: nothing said.
+  const same = openDb(join(dir, 'same.db'))
+  const quiet: unknown[] = []
+  await waitForSchema(same, { info: (o) => quiet.push(o), warn: (o) => quiet.push(o) }, { path: 'same.db', pollMs: 10 })
+  expect(quiet).toEqual([])
+  db.$client.close()
+  same.$client.close()
+})
