@@ -139,6 +139,9 @@ export function updateWebhook(db: Db, teamId: string, id: string, input: Webhook
     updatedAt: new Date().toISOString(),
   }
   validate(next, allowPrivate)
+  // An update that changes nothing (`{}`, a form sent back as it was) writes nothing: `updatedAt` says when it last changed.
+  const unchanged = (['label', 'provider', 'target', 'events', 'secret', 'options'] as const).every((k) => JSON.stringify(next[k]) === JSON.stringify(current[k]))
+  if (unchanged) return newSecret ? { ...toRecord(current), secret: newSecret } : toRecord(current)
   db.update(webhooks).set(next).where(eq(webhooks.id, id)).run()
   return newSecret ? { ...toRecord(next), secret: newSecret } : toRecord(next)
 }

@@ -157,6 +157,20 @@ test('a target is written the one way every URL parser reads alike: no backslash
   }
 })
 
+test('an update that changes nothing (`{}`, the record sent back, the same secret) keeps updatedAt; a change moves it', async () => {
+  const secret = 'a-secret-of-at-least-thirty-two-characters'
+  const hook = (await create({ label: 'Same', provider: 'custom', target: rx.url, secret })).body
+  await Bun.sleep(5)
+  const patch = (body: Record<string, unknown>) => ctx.call('PATCH', `${base}/${hook.id}`, { token: TOKENS.webhooks, body })
+  for (const body of [{}, { label: 'Same', target: rx.url, events: hook.events }, { secret }]) {
+    const res = await patch(body)
+    expect({ status: res.status, updatedAt: res.body.updatedAt }).toEqual({ status: 200, updatedAt: hook.updatedAt })
+  }
+  expect((await ctx.call('GET', `${base}/${hook.id}`, { token: TOKENS.webhooks })).body.updatedAt).toBe(hook.updatedAt)
+  const renamed = await patch({ label: 'Renamed' })
+  expect(renamed.body.updatedAt > hook.updatedAt).toBe(true)
+})
+
 test('a label of only spaces or with a line or paragraph separator is refused', async () => {
   for (const label of ['   ', '\u00a0', 'a\u2028b', 'a\u2029b']) {
     const res = await create({ label, provider: 'custom', target: rx.url })
