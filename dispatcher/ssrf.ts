@@ -148,12 +148,6 @@ export function checkTargetSyntax(target: string, allowPrivate: boolean): string
   }
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'The target must be an https:// URL.'
   if (url.username || url.password) return 'The target must not carry credentials.'
-  // Written the one way every URL parser reads alike, so the host shown is the host sent to:
-  // WHATWG reads `\` as `/` (`https://a\\@b/` goes to a, others read b), and takes
-  // `https:b`, `https:/b` and an empty `@` in stride.
-  if (target.includes('\\')) return 'The target must not contain a backslash.'
-  if (!/^https?:\/\/[^/?#@]+(?:[/?#]|$)/i.test(target)) return 'The target must be written https://host[:port][/path].'
-  if (url.port === '0') return 'The target must not name port 0.'
   if (allowPrivate) return null
   const host = normalHost(url)
   if (LOCAL_NAMES.includes(host) || host.endsWith('.localhost')) return 'The target must be a public host, not localhost.'
@@ -161,6 +155,19 @@ export function checkTargetSyntax(target: string, allowPrivate: boolean): string
     const why = blockedAddressReason(host)
     if (why) return `The target must be a public address (${why}).`
   }
+  return null
+}
+
+/**
+ * Save-time only (a new or changed target): the target is written the one way every URL parser
+ * reads alike, so the host shown is the host sent to. WHATWG reads `\` as `/` (`https://a\\@b/`
+ * goes to a, other parsers read b), and takes `https:b`, `https:/b` and an empty `@` in stride.
+ * Not checked at send time: a target stored before this rule keeps being delivered to.
+ */
+export function targetFormProblem(target: string): string | null {
+  if (target.includes('\\')) return 'The target must not contain a backslash.'
+  if (!/^https?:\/\/[^/?#@]+(?:[/?#]|$)/i.test(target)) return 'The target must be written https://host[:port][/path].'
+  if (URL.canParse(target) && new URL(target).port === '0') return 'The target must not name port 0.'
   return null
 }
 

@@ -25,9 +25,12 @@ export function startExampleReceiver(opts: ReceiverOptions) {
   return Bun.serve({
     port: opts.port ?? 0,
     hostname: '127.0.0.1',
-    // Far above any event (250 moved pages in 64 locales), far below Bun's default 128 MiB that an
-    // unsigned request could make the receiver buffer before the signature is checked.
+    // Above every event of a usual site (README "The request and its signature"), far below Bun's
+    // default 128 MiB that an unsigned request could make the receiver buffer before the check.
     maxRequestBodySize: MAX_EVENT_BYTES,
+    // A refresh may take up to the sender's WEBHOOK_TIMEOUT_MS (30 s): Bun's default 10 s would
+    // drop the connection first, and the service would retry a delivery still being handled.
+    idleTimeout: 40,
     async fetch(req) {
       if (req.method !== 'POST') return new Response('method not allowed', { status: 405 })
       const raw = new Uint8Array(await req.arrayBuffer()) // the raw bytes, before any JSON parsing

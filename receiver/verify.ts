@@ -13,8 +13,8 @@ const isArrayBuffer = (x: unknown): x is ArrayBuffer => x instanceof ArrayBuffer
 
 /**
  * True when `header` (X-Service-Signature) is the signature of `rawBody` under `secret`.
- * A missing or malformed header is `false` (answer 401), and so is a header sent twice (what
- * node:http's `req.headers[...]` gives as an array). A misuse throws a `TypeError` instead,
+ * A missing or malformed header is `false` (answer 401), and so is a header sent twice (node:http
+ * joins it, `a, b`, in `req.headers`, and `req.headersDistinct` gives an array). A misuse throws a `TypeError` instead,
  * so it shows at once rather than as deliveries refused or, worse, accepted: an empty or
  * missing secret (an unset `WEBHOOK_SECRET` would make anyone's signature valid), or a body
  * that is not the raw bytes (e.g. the object `express.json()` parsed: use `express.raw()`).

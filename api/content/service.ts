@@ -233,7 +233,8 @@ function applyBounded(doc: Record<string, unknown>, ops: Operation[], maxBytes: 
 export function patchDocument(db: Db, input: { teamId: string; userId: string; id: string | undefined; patch: unknown; ifMatch?: string; mayChangeLive?: boolean; maxBytes: number }) {
   const id = input.id
   if (!id) throw badRequest('missing_id', 'Query parameter `id` is required.')
-  if (!Array.isArray(input.patch)) throw badRequest('invalid_patch', 'The body must be a JSON Patch array (RFC 6902).')
+  // The route's schema refuses a non-array first (`invalid_body`); this keeps other callers honest.
+  if (!Array.isArray(input.patch)) throw badRequest('invalid_body', 'The body must be a JSON Patch array (RFC 6902).')
   const ops = input.patch as Operation[]
   const invalid = jsonpatch.validate(ops)
   if (invalid) throw badRequest('invalid_patch', `Invalid JSON Patch operation ${invalid.index}: ${invalid.name}.`)

@@ -8,7 +8,7 @@ import { and, eq, sql } from 'drizzle-orm'
 import { writeLockFree, type Db } from '../../db/client'
 import { deliveryLeftovers } from '../../db/deliveries'
 import { webhooks, type WebhookRow } from '../../db/schema'
-import { checkTargetSyntax } from '../../dispatcher/ssrf'
+import { checkTargetSyntax, targetFormProblem } from '../../dispatcher/ssrf'
 import { GITHUB_DISPATCH } from '../../dispatcher/providers'
 import { badRequest, notFound } from '../errors'
 import { DEFAULT_EVENTS, type EventType, type WebhookCreate, type WebhookPatch, type WebhookRecord } from './model'
@@ -66,11 +66,12 @@ export function toRecord(row: WebhookRow): WebhookRecord {
   }
 }
 
-function validate(w: Pick<WebhookRow, 'label' | 'provider' | 'target' | 'options'>, allowPrivate: boolean) {
+/** `newTarget`: the target is new or changed (an older stored one is not held to `targetFormProblem`). */
+function validate(w: Pick<WebhookRow, 'label' | 'provider' | 'target' | 'options'>, allowPrivate: boolean, newTarget: boolean) {
   // SQLite stores UTF-8: a lone surrogate would be read back as U+FFFD, not what was answered.
   if (!w.label.isWellFormed()) throw badRequest('invalid_body', '`label` must be well-formed text (no lone surrogates).')
   if (w.label.trim() === '') throw badRequest('invalid_body', '`label` must not be only spaces: it is how the team tells its webhooks apart.')
-  const problem = checkTargetSyntax(w.target, allowPrivate)
+  const problem = checkTargetSyntax(w.target, allowPrivate) ?? (newTarget ? targetFormProblem(w.target) : null)
   if (problem) throw badRequest('invalid_target', problem)
   if (w.provider === 'github') {
     // As written and as a URL alike: `repos/../../dispatches` matches the pattern but is sent to /dispatches.
@@ -101,7 +102,7 @@ export function createWebhook(db: Db, teamId: string, input: WebhookCreate, allo
     id: crypto.randomUUID(), teamId, label: input.label, provider: input.provider, target: input.target,
     events: input.events ?? DEFAULT_EVENTS, secret, options: input.options ?? {}, createdAt: now, updatedAt: now,
   }
-  validate(row, allowPrivate)
+  validate(row, allowPrivate, true)
   db.insert(webhooks).values(row).run()
   return { ...toRecord(row), secret }
 }
@@ -138,7 +139,7 @@ export function updateWebhook(db: Db, teamId: string, id: string, input: Webhook
     options,
     updatedAt: new Date().toISOString(),
   }
-  validate(next, allowPrivate)
+  validate(next, allowPrivate, next.target !== current.target)
   // An update that changes nothing (`{}`, a form sent back as it was) writes nothing: `updatedAt` says when it last changed.
   const unchanged = (['label', 'provider', 'target', 'events', 'secret', 'options'] as const).every((k) => JSON.stringify(next[k]) === JSON.stringify(current[k]))
   if (unchanged) return newSecret ? { ...toRecord(current), secret: newSecret } : toRecord(current)

@@ -333,6 +333,9 @@ describe('PATCH /content/{activeTeam}', () => {
     expect(draft.status).toBe(200)
     const again = await ctx.call('PATCH', `${base}?id=pages/noop/draft`, { body: same })
     expect({ status: again.status, etag: again.headers.get('etag') }).toEqual({ status: 200, etag: draft.headers.get('etag') })
+    const stored = await ctx.call('GET', `${base}?id=pages/noop/draft`)
+    expect({ status: stored.status, etag: stored.headers.get('etag') }).toEqual({ status: 200, etag: draft.headers.get('etag') })
+    expect(stored.headers.get('etag')).not.toBe(etag) // the draft, not the canonical
     // A real change still writes.
     const changed = await ctx.call('PATCH', `${base}?id=pages/noop`, { body: [{ op: 'replace', path: '/locales/en/title', value: 'U' }], headers: { 'if-match': etag } })
     expect(changed.status).toBe(200)

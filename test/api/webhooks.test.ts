@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { createTestContext, holdWriteLock, insertDelivery, TEAM, TOKENS, type TestContext } from '../helpers'
+import { createTestContext, holdWriteLock, insertDelivery, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { DELETE_STEP, deleteDeliveriesStep } from '../../api/webhooks/service'
 import { startReceiver, type TestReceiver } from '../receiver'
 import { verifySignature } from '../../receiver'
@@ -138,7 +138,7 @@ test('github options: a token that cannot be an Authorization header is refused 
   const cleared = await patch({ options: { eventType: null } })
   expect({ status: cleared.status, options: cleared.body.options }).toEqual({ status: 200, options: { tokenLast4: '9876' } })
   expect(JSON.parse((ctx.db.$client.query('SELECT options FROM webhooks WHERE id = ?').get(gh.id) as { options: string }).options)).toEqual({ token: 'ghp_secret_token_9876' })
-  expect((await patch({ options: { token: null } })).status).toBe(400) // a github webhook needs its token
+  expect((await patch({ options: { token: null } })).status).toBe(400) // a token is replaced, never removed (the schema takes no null)
   expect((await patch({ options: { eventType: 'again' } })).body.options).toEqual({ eventType: 'again', tokenLast4: '9876' })
   // Switched to another provider, it keeps no github option at all.
   const moved = await patch({ provider: 'vercel', target: 'https://api.vercel.com/v1/integrations/deploy/x' })
@@ -155,6 +155,16 @@ test('a target is written the one way every URL parser reads alike: no backslash
     const res = await create({ label: 'x', provider: 'custom', target })
     expect({ target, status: res.status, stored: res.body.target }).toEqual({ target, status: 201, stored: target })
   }
+  // A target stored before the rule keeps working: its webhook can be edited and is still sent to.
+  const legacy = (await create({ label: 'legacy', provider: 'custom', target: rx.url })).body
+  ctx.db.$client.query('UPDATE webhooks SET target = ? WHERE id = ?').run(`${rx.url}?q=a\\b`, legacy.id)
+  const renamed = await ctx.call('PATCH', `${base}/${legacy.id}`, { token: TOKENS.webhooks, body: { label: 'legacy, renamed' } })
+  expect({ status: renamed.status, target: renamed.body.target }).toEqual({ status: 200, target: `${rx.url}?q=a\\b` })
+  const sent = await ctx.call('POST', `${base}/${legacy.id}/test`, { token: TOKENS.webhooks })
+  expect({ status: sent.status, delivered: sent.body.delivered }).toEqual({ status: 200, delivered: true })
+  // Changing it to another target not written plainly is refused like a new one.
+  const changed = await ctx.call('PATCH', `${base}/${legacy.id}`, { token: TOKENS.webhooks, body: { target: `${rx.url}?q=c\\d` } })
+  expect({ status: changed.status, error: changed.body.error }).toEqual({ status: 400, error: 'invalid_target' })
 })
 
 test('an update that changes nothing (`{}`, the record sent back, the same secret) keeps updatedAt; a change moves it', async () => {
@@ -183,7 +193,7 @@ test('a test send answered after its webhook was deleted still answers the calle
   try {
     const hook = (await create({ label: 'gone', provider: 'custom', target: slow.url })).body
     const sent = ctx.call('POST', `${base}/${hook.id}/test`, { token: TOKENS.webhooks })
-    await Bun.sleep(150)
+    await waitFor(() => slow.requests.length === 1, 5000, 'the test send at the receiver') // on the wire, not yet answered
     expect((await ctx.call('DELETE', `${base}/${hook.id}`, { token: TOKENS.webhooks })).status).toBe(204)
     const res = await sent
     expect({ status: res.status, delivered: res.body.delivered, code: res.body.status }).toEqual({ status: 200, delivered: true, code: 200 })

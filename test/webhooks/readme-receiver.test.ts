@@ -9,13 +9,20 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { sign } from '../../dispatcher/sign'
-import { makeTestDir } from '../helpers'
+import { collectOutput, makeTestDir, waitFor } from '../helpers'
 
 const root = join(import.meta.dir, '../..')
 const dir = makeTestDir('readme-receiver-')
 const SECRET = 'a-receiver-secret-of-at-least-32-chars'
-const PORT = 49090
-let proc: ReturnType<typeof Bun.spawn>
+// A port free now (the snippet names a fixed one; the test puts this one in its place).
+const PORT = (() => {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+})()
+let proc: ReturnType<typeof Bun.spawn> & { stdout: ReadableStream<Uint8Array> }
+let output: ReturnType<typeof collectOutput>
 
 const snippet = (() => {
   const blocks = [...readFileSync(join(root, 'README.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!)
@@ -38,11 +45,14 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'a-site', type: 'module' }))
   writeFileSync(join(dir, 'receiver.ts'), code)
   proc = Bun.spawn([process.execPath, 'receiver.ts'], { cwd: dir, env: { ...process.env, WEBHOOK_SECRET: SECRET }, stdout: 'pipe', stderr: 'inherit' })
-  for (let i = 0; i < 200; i++) {
-    if (await fetch(`http://127.0.0.1:${PORT}/`).then(() => true, () => false)) return
+  output = collectOutput(proc.stdout)
+  // Up when it answers as the snippet does (a GET has no signature: 401), and still our process.
+  for (let i = 0; i < 200 && proc.exitCode === null; i++) {
+    const res = await fetch(`http://127.0.0.1:${PORT}/`).catch(() => null)
+    if (res && (await res.text()) === 'bad signature' && proc.exitCode === null) return
     await Bun.sleep(25)
   }
-  throw new Error('the README receiver did not start')
+  throw new Error(`the README receiver did not start (exit code ${proc.exitCode})`)
 })
 afterAll(async () => {
   proc?.kill()
@@ -60,10 +70,14 @@ test('the README receiver: 401 for a bad signature, handled once, then duplicate
   expect(await answer(await post(body, { 'x-service-signature': sign(body, 'another-secret-of-at-least-32-chars'), 'x-service-delivery': 'd1' }))).toEqual({ status: 401, text: 'bad signature' })
   expect(await answer(await signed(body, 'd1'))).toEqual({ status: 200, text: 'handled' })
   expect(await answer(await signed(body, 'd1'))).toEqual({ status: 200, text: 'duplicate' })
+  await waitFor(() => output.text.includes('refreshed pages/about'), 5000, 'the refresh line')
+  expect(output.text.match(/refreshed pages\/about/g)).toHaveLength(1) // handled once
 })
 
 test('the README receiver: a signed body that is not JSON is a final 400, not a 502 the service retries', async () => {
   expect(await answer(await signed('not json', 'd2'))).toEqual({ status: 400, text: 'not JSON' })
+  // JSON that is no event: refresh() would throw on it, a 502 retried three times.
+  for (const [i, body] of ['null', '[1]', '42'].entries()) expect(await answer(await signed(body, `d2-${i}`))).toEqual({ status: 400, text: 'not an event' })
   expect(await answer(await post('{}', { 'x-service-signature': sign('{}', SECRET) }))).toEqual({ status: 400, text: 'no delivery id' })
 })
 
