@@ -25,8 +25,8 @@ export function startExampleReceiver(opts: ReceiverOptions) {
   return Bun.serve({
     port: opts.port ?? 0,
     hostname: '127.0.0.1',
-    // Above every event of a usual site (README "The request and its signature"), far below Bun's
-    // default 128 MiB that an unsigned request could make the receiver buffer before the check.
+    // Far above any event (the service sends at most 1 MiB), far below Bun's default 128 MiB that
+    // an unsigned request could make the receiver buffer before the signature is checked.
     maxRequestBodySize: MAX_EVENT_BYTES,
     // A refresh may take up to the sender's WEBHOOK_TIMEOUT_MS (30 s): Bun's default 10 s would
     // drop the connection first, and the service would retry a delivery still being handled.

@@ -171,6 +171,23 @@ function subscribedWebhooks(conn: Conn, teamId: string, eventType: EventType): {
     .filter((w) => (JSON.parse(w.events) as string[]).includes(eventType))
 }
 
+/**
+ * The largest body an event is sent with. A moved subtree of 250 pages in 64 locales with long
+ * paths could run to megabytes, past a receiver's body limit (a final 413: the event lost). Past
+ * this the paths are left out and `scope` is `site` (spec.md: URLs that cannot be given reliably),
+ * so the receiver refreshes everything: `previousUrls` first, then `urls` too.
+ */
+export const MAX_EVENT_BYTES = 1024 * 1024
+
+/** The payload's bytes, within MAX_EVENT_BYTES (see there). */
+export function serialiseEvent(payload: EventPayload): string {
+  const bytes = JSON.stringify(payload)
+  if (Buffer.byteLength(bytes) <= MAX_EVENT_BYTES) return bytes
+  const withoutPrevious = JSON.stringify({ ...payload, previousUrls: [], scope: 'site' })
+  if (Buffer.byteLength(withoutPrevious) <= MAX_EVENT_BYTES) return withoutPrevious
+  return JSON.stringify({ ...payload, urls: {}, previousUrls: [], scope: 'site' })
+}
+
 /** Stores the event's serialised bytes once and one outbox row per subscribed webhook pointing at them. */
 export function enqueueEvent(
   conn: Conn,
@@ -179,7 +196,7 @@ export function enqueueEvent(
   targets = subscribedWebhooks(conn, payload.teamId, payload.eventType),
 ): number {
   if (targets.length === 0) return 0
-  conn.insert(outboxEvents).values({ eventId: payload.eventId, payload: JSON.stringify(payload) }).onConflictDoNothing().run()
+  conn.insert(outboxEvents).values({ eventId: payload.eventId, payload: serialiseEvent(payload) }).onConflictDoNothing().run()
   conn
     .insert(outbox)
     .values(targets.map((w) => ({

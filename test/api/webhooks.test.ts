@@ -2,6 +2,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'bun:te
 import { readFileSync } from 'node:fs'
 import { createTestContext, holdWriteLock, insertDelivery, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { DELETE_STEP, deleteDeliveriesStep } from '../../api/webhooks/service'
+import { enqueueEvent, MAX_EVENT_BYTES } from '../../api/webhooks/events'
+import { samplePayload } from '../../api/webhooks/deliveries'
 import { startReceiver, type TestReceiver } from '../receiver'
 import { verifySignature } from '../../receiver'
 
@@ -179,6 +181,29 @@ test('an update that changes nothing (`{}`, the record sent back, the same secre
   expect((await ctx.call('GET', `${base}/${hook.id}`, { token: TOKENS.webhooks })).body.updatedAt).toBe(hook.updatedAt)
   const renamed = await patch({ label: 'Renamed' })
   expect(renamed.body.updatedAt > hook.updatedAt).toBe(true)
+})
+
+test('an event whose paths would pass 1 MiB is stored without them, scope "site" (a receiver would refuse it: a final 413)', async () => {
+  const hook = (await create({ label: 'big', provider: 'custom', target: rx.url })).body
+  const team = { id: TEAM, workspaceId: 'main', defaultLocale: 'en' }
+  const long = (i: number, locale: string) => `/${locale}/${'section/'.repeat(60)}page-${i}`
+  const locales = Array.from({ length: 64 }, (_, i) => `l${i}`)
+  const stored = (eventId: string) => JSON.parse((ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(eventId) as { payload: string }).payload)
+  const bytes = (eventId: string) => Buffer.byteLength((ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(eventId) as { payload: string }).payload)
+  // 250 moved pages in 64 locales: previousUrls alone is about 8 MB.
+  const moved = { ...samplePayload(team, 'content.published', 'u-editor'), urls: { en: '/en/new' }, previousUrls: Array.from({ length: 250 * 64 }, (_, i) => long(i, locales[i % 64]!)) }
+  ctx.db.transaction((tx) => enqueueEvent(tx, moved))
+  expect(bytes(moved.eventId)).toBeLessThanOrEqual(MAX_EVENT_BYTES)
+  expect(stored(moved.eventId)).toEqual({ ...moved, previousUrls: [], scope: 'site' })
+  // Paths of its own too long as well: urls go too.
+  const deep = { ...samplePayload(team, 'content.published', 'u-editor'), urls: Object.fromEntries(locales.map((l) => [l, `/${l}/${'x'.repeat(20_000)}`])), previousUrls: [] as string[] }
+  ctx.db.transaction((tx) => enqueueEvent(tx, deep))
+  expect(stored(deep.eventId)).toEqual({ ...deep, urls: {}, previousUrls: [], scope: 'site' })
+  // A usual event is stored as built.
+  const usual = samplePayload(team, 'content.published', 'u-editor')
+  ctx.db.transaction((tx) => enqueueEvent(tx, usual))
+  expect(stored(usual.eventId)).toEqual(usual)
+  expect((await loggedPayloads(hook.id)).map((p) => p.eventId)).toEqual([usual.eventId, deep.eventId, moved.eventId])
 })
 
 test('a label of only spaces or with a line or paragraph separator is refused', async () => {
