@@ -41,7 +41,7 @@ describe('MCP server for assistants', () => {
   test('initialize and tools/list: publish_content and get_content with their JSON Schemas', async () => {
     const client = await connect(TOKENS.editor)
     expect(client.getServerVersion()).toEqual({ name: 'content-service', version: '0.1.0' })
-    expect(client.getServerCapabilities()?.tools).toBeDefined()
+    expect(client.getServerCapabilities()).toEqual({ tools: {} }) // tools only: no resources, prompts or logging
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual(['get_content', 'list_content', 'publish_content'])
     const publish = tools.find((t) => t.name === 'publish_content')!

@@ -206,6 +206,51 @@ test('an event whose paths would pass 1 MiB is stored without them, scope "site"
   expect((await loggedPayloads(hook.id)).map((p) => p.eventId)).toEqual([usual.eventId, deep.eventId, moved.eventId])
 })
 
+test('through a publish: a page moved with 250 live pages below lists them all (scope "document"); with 251, or a stored slug that is no path segment, scope is "site"', async () => {
+  const own = await createTestContext()
+  try {
+    const hook = (await own.call('POST', base, { token: TOKENS.webhooks, body: { label: 'tree', provider: 'custom', target: rx.url } })).body
+    const write = (id: string, parent: string, slug: string) =>
+      own.call('POST', `/content/${TEAM}`, { body: { id, contentType: 'page', fields: { parent }, locales: { en: { title: slug, slug } } } })
+    const publish = async (ids: string[]) => {
+      for (let i = 0; i < ids.length; i += 100) {
+        const res = await own.call('POST', `/content/publish/${TEAM}`, { body: { ids: ids.slice(i, i + 100) } })
+        expect(res.body.every((item: { status: number }) => item.status === 0)).toBe(true)
+      }
+    }
+    const lastEvent = async () => {
+      const log = (await own.call('GET', `${base}/${hook.id}/deliveries?limit=1`, { token: TOKENS.webhooks })).body
+      return JSON.parse((own.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(log[0].eventId) as { payload: string }).payload)
+    }
+    expect((await write('pages/tree', 'pages/home', 'tree')).status).toBe(200)
+    const children = Array.from({ length: 250 }, (_, i) => `pages/tree/c${i}`)
+    for (const id of children) expect((await write(id, 'pages/tree', id.split('/').pop()!)).status).toBe(200)
+    await publish(['pages/tree', ...children])
+    const rename = async (slug: string) => {
+      expect((await write('pages/tree/draft', 'pages/home', slug)).status).toBe(200)
+      await publish(['pages/tree'])
+      return lastEvent()
+    }
+    const at250 = await rename('tree-2')
+    expect({ scope: at250.scope, previous: at250.previousUrls.length }).toEqual({ scope: 'document', previous: 251 })
+    expect(at250.previousUrls).toContain('/tree/c249')
+    // One more live page below: more than 250, the site is told to refresh everything.
+    expect((await write('pages/tree/c250', 'pages/tree', 'c250')).status).toBe(200)
+    await publish(['pages/tree/c250'])
+    const at251 = await rename('tree-3')
+    expect({ scope: at251.scope, documentId: at251.documentId }).toEqual({ scope: 'site', documentId: 'pages/tree' })
+    // A slug stored before slugs were checked: its path cannot be given reliably.
+    expect((await write('pages/odd', 'pages/home', 'odd')).status).toBe(200)
+    await publish(['pages/odd'])
+    own.db.$client.query("UPDATE documents SET body = json_set(body, '$.locales.en.slug', 'a/b') WHERE team_id = ? AND id = 'pages/odd'").run(TEAM)
+    expect((await write('pages/odd/draft', 'pages/home', 'odd-2')).status).toBe(200)
+    await publish(['pages/odd'])
+    expect((await lastEvent()).scope).toBe('site')
+  } finally {
+    own.close()
+  }
+}, 60_000)
+
 test('a label of only spaces or with a line or paragraph separator is refused', async () => {
   for (const label of ['   ', '\u00a0', 'a\u2028b', 'a\u2029b']) {
     const res = await create({ label, provider: 'custom', target: rx.url })

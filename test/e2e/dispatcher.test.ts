@@ -114,10 +114,22 @@ test('kill -9 mid-burst, restart: every event arrives', async () => {
   await first.exited
   const delivered = ctx.db.$client.query("SELECT COUNT(*) AS n FROM outbox WHERE status = 'delivered'").get() as { n: number }
   expect(delivered.n).toBeLessThan(ids.length) // it really died mid-burst
+  // The attempts in flight at the kill: they reached the receiver (which answers after 150 ms) but
+  // their rows are not delivered. Each must be sent again after the restart, same delivery id.
+  const recorded = new Set((ctx.db.$client.query("SELECT event_id AS eventId FROM outbox WHERE status = 'delivered'").all() as { eventId: string }[]).map((r) => r.eventId))
+  const inFlight = [...new Set(rx.requests.map((r) => r.headers['x-service-delivery']!))].filter((id) => !recorded.has(id))
+  expect(inFlight.length).toBeGreaterThan(0)
+  const seen = rx.requests.length
   spawn()
   const docs = () => new Set(rx.requests.map((r) => JSON.parse(r.body).documentId))
-  await waitFor(() => ids.every((id) => docs().has(id)), 20_000, 'every event')
+  const notResent = () => {
+    const resent = new Set(rx.requests.slice(seen).map((r) => r.headers['x-service-delivery']))
+    return inFlight.filter((id) => !resent.has(id))
+  }
+  // Their leases (DISPATCHER_LEASE_MS, 1 s here) expire, then they are claimed again.
+  await waitFor(() => ids.every((id) => docs().has(id)) && notResent().length === 0, 20_000, 'every event, the ones in flight again')
   expect([...docs()].filter((d) => d.startsWith('pages/burst-')).sort()).toEqual([...ids].sort())
+  expect(notResent()).toEqual([])
 })
 
 test('a burst of site changes yields one site.changed', async () => {

@@ -84,6 +84,9 @@ test.each([
 })
 
 test('nothing of it reached stderr as a stack trace, or the log as an error', async () => {
+  // Sent here too, so the check means something when this test runs alone.
+  expect((await raw(`GET /content/${TEAM}?id=pages/home HTTP/1.1\r\nHost: a b\r\n${auth}Connection: close\r\n\r\n`)).status).toBe(200)
+  expect((await raw('GET /health HTTP/1.0\r\n\r\n')).status).toBe(200)
   await Bun.sleep(100)
   expect(api.stderr.text).toBe('')
   expect(api.stdout.text).not.toMatch(/"level":50/)

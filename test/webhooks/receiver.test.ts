@@ -1,5 +1,6 @@
 import { afterAll, expect, test } from 'bun:test'
 import { runInNewContext } from 'node:vm'
+import { connect } from 'node:net'
 import { verify } from '@octokit/webhooks-methods'
 import { createDedupe, startExampleReceiver, verifySignature } from '../../receiver'
 import { MAX_EVENT_BYTES } from '../../receiver/example'
@@ -142,6 +143,17 @@ test('example receiver: signed JSON that is no event (null, an array, a number) 
 
 test('example receiver: a body over 16 MiB is refused before it is read whole (413), one under is read', async () => {
   const url = `http://127.0.0.1:${server.port}/`
+  // Declared over the limit, a few bytes sent, then nothing: the answer comes without the rest.
+  const early = await new Promise<string>((resolve, reject) => {
+    const socket = connect(server.port!, '127.0.0.1', () => {
+      socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${MAX_EVENT_BYTES + 1}\r\nX-Service-Signature: sha256=${'0'.repeat(64)}\r\n\r\n{"v":2`)
+    })
+    let text = ''
+    socket.on('data', (d) => { text += d; if (text.includes('\r\n')) { socket.destroy(); resolve(text) } })
+    socket.on('error', reject)
+    setTimeout(() => { socket.destroy(); reject(new Error('no answer while the body was incomplete')) }, 2000)
+  })
+  expect(early.split('\r\n')[0]).toStartWith('HTTP/1.1 413 ')
   const big = await fetch(url, { method: 'POST', body: new Uint8Array(MAX_EVENT_BYTES + 1), headers: { 'x-service-signature': 'sha256=' + '0'.repeat(64) } })
   expect(big.status).toBe(413)
   const fits = await fetch(url, { method: 'POST', body: new Uint8Array(MAX_EVENT_BYTES), headers: { 'x-service-signature': 'sha256=' + '0'.repeat(64) } })
