@@ -21,7 +21,7 @@ import { restoreRoutes } from './restore'
 import { snapshotRoutes } from './snapshots'
 import { historyRoutes } from './history'
 import { webhookRoutes } from './webhooks'
-import { MAX_TEST_SEND_MS } from './webhooks/deliveries'
+import { testSendTimeoutMs } from './webhooks/deliveries'
 import { teamRoutes } from './teams'
 import { assistantRoutes, checkOrigin } from './assistant'
 
@@ -179,10 +179,10 @@ function routable(request: Request): Request {
  * Seconds a connection may stay silent. Bun's default, 10 s, closed the connection of a webhook
  * test send (which answers only when the receiver has, up to WEBHOOK_TIMEOUT_MS) with an empty
  * reply, and SIGTERM then stopped the api without its answer: so the timeout plus 5 s, at most
- * Bun's limit of 255 s (test sends wait at most MAX_TEST_SEND_MS).
+ * Bun's limit of 255 s (a test send waits `testSendTimeoutMs`).
  */
 export const idleTimeoutSeconds = (webhookTimeoutMs: number) =>
-  Math.min(255, Math.max(10, Math.ceil(Math.min(webhookTimeoutMs, MAX_TEST_SEND_MS) / 1000) + 5))
+  Math.min(255, Math.max(10, Math.ceil(testSendTimeoutMs(webhookTimeoutMs) / 1000) + 5))
 
 /**
  * Serves `app` on a socket (api/main.ts); every request reaches the app with an absolute URL

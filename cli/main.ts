@@ -66,8 +66,7 @@ try {
   console.log(JSON.stringify({ ok: true, databasePath: config.databasePath, ...report }))
 } catch (e) {
   console.error(`${command} failed: ${(e as Error).message}`)
-  db.$client.close()
-  process.exit(1)
+  process.exitCode = 1 // not process.exit(): that would skip the `finally` that closes the database
 } finally {
   db.$client.close()
 }

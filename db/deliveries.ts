@@ -1,8 +1,10 @@
 /**
  * What goes with a delivery (an outbox row) when it is removed, by the retention sweep
- * (dispatcher/prune.ts) or a webhook's deletion (api/webhooks/service.ts).
+ * (dispatcher/prune.ts) or a webhook's deletion (api/webhooks/service.ts): its attempts, and its
+ * event's stored bytes when no other delivery points at them. The one place that says so.
  */
-import type { Db } from './client'
+import type { Conn, Db } from './client'
+import { raw } from './store'
 
 /**
  * Prepares the statements once; the returned function, called inside a write transaction right
@@ -16,4 +18,16 @@ export function deliveryLeftovers(db: Db): (seq: number, eventId: string) => num
     attempts.run(seq)
     return event.run(eventId).changes
   }
+}
+
+/**
+ * The same for every delivery of webhook `webhookId` at once, set-based, inside the write
+ * transaction that then deletes the webhook (its outbox rows go by the foreign key cascade):
+ * before the cascade, since the attempts are found through the outbox rows (attempts_outbox).
+ */
+export function webhookLeftovers(conn: Conn, webhookId: string): void {
+  const c = raw(conn)
+  c.query(`DELETE FROM outbox_events WHERE event_id IN (SELECT event_id FROM outbox WHERE webhook_id = ?1)
+    AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = outbox_events.event_id AND o.webhook_id <> ?1)`).run(webhookId)
+  c.query('DELETE FROM delivery_attempts WHERE outbox_seq IN (SELECT seq FROM outbox WHERE webhook_id = ?)').run(webhookId)
 }

@@ -39,12 +39,12 @@ export async function waitForSchema(db: Db, log: WaitLog, opts: SchemaWaitOption
   const wanted = journal.entries.length
   const started = Date.now()
   let nextWarnAt = started + warnAfterMs
-  let logged = false
-  while (applied(db) < wanted) {
-    if (!logged) log.info({ wanted, applied: applied(db) }, 'waiting for the api to migrate the database')
+  let found = applied(db)
+  for (let logged = false; found < wanted; found = applied(db)) {
+    if (!logged) log.info({ wanted, applied: found }, 'waiting for the api to migrate the database')
     logged = true
     if (Date.now() >= nextWarnAt) {
-      log.warn({ wanted, applied: applied(db), databasePath: path, waitedMs: Date.now() - started },
+      log.warn({ wanted, applied: found, databasePath: path, waitedMs: Date.now() - started },
         'still waiting for the api to migrate the database: is the api running, with the same DATABASE_PATH?')
       nextWarnAt = Date.now() + warnEveryMs
     }
@@ -52,7 +52,6 @@ export async function waitForSchema(db: Db, log: WaitLog, opts: SchemaWaitOption
   }
   // The api was upgraded (and migrated the database) but this binary was not rebuilt: it may not
   // know what the newer schema holds. Said once, loudly; deliveries go on meanwhile.
-  const found = applied(db)
   if (found > wanted) {
     log.warn({ wanted, applied: found, databasePath: path },
       'the database was migrated by a newer api than this dispatcher was built from: rebuild and reinstall the dispatcher binary (README "The dispatcher", upgrading)')

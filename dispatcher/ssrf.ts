@@ -167,7 +167,7 @@ export function checkTargetSyntax(target: string, allowPrivate: boolean): string
 export function targetFormProblem(target: string): string | null {
   if (target.includes('\\')) return 'The target must not contain a backslash.'
   if (!/^https?:\/\/[^/?#@]+(?:[/?#]|$)/i.test(target)) return 'The target must be written https://host[:port][/path].'
-  if (URL.canParse(target) && new URL(target).port === '0') return 'The target must not name port 0.'
+  if (URL.parse(target)?.port === '0') return 'The target must not name port 0.'
   return null
 }
 

@@ -13,7 +13,7 @@ import type { Capability, Caller } from '../auth'
 import { AppError, busyAnswer } from '../errors'
 import type { Logger } from '../log'
 import type { Metrics } from '../metrics'
-import { ActivityView, DocumentList, DocumentView, PublishInput, PublishList } from '../content/model'
+import { ActivityView, DocumentList, DocumentView, ListAfter, ListCollection, PublishInput, PublishList } from '../content/model'
 import { LIST_PAGE, listDocuments } from '../content/list'
 import { present, readDocument } from '../content/service'
 import { publishBatchWaiting } from '../publish/service'
@@ -48,8 +48,8 @@ const GetInput = t.Object(
 )
 
 const ListInput = t.Object({
-  collection: t.Optional(t.String({ maxLength: 200, description: 'Only documents of this collection (`pages`)' })),
-  after: t.Optional(t.String({ maxLength: 1024, description: 'The `nextAfter` of the previous page' })),
+  collection: t.Optional(ListCollection),
+  after: t.Optional(ListAfter),
   // TypeBox's own integer: Elysia's `t.Integer` also takes a numeric string ("-1", "3.0"), which
   // passed the check unbounded (60,000 rows, or an SQL error) and told clients `format: integer`.
   pageSize: t.Optional(Type.Integer({ minimum: 1, maximum: LIST_PAGE.max, description: `Rows per page (default ${LIST_PAGE.fallback})` })),

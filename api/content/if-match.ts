@@ -1,38 +1,39 @@
 /**
- * `If-Match` (RFC 9110 section 13.1.1) checked against the change vector of the document it
- * guards, `null` when there is none. Pure.
+ * `If-Match` and `If-None-Match` (RFC 9110 sections 13.1.1 and 13.1.2) checked against the
+ * change vector of the document they name, `null` when there is none. Pure.
  */
 
 /**
- * Whether the condition holds: no header is no condition; `*` holds for any existing document;
- * a list holds when one of its strong entity tags is the change vector (a weak `W/"..."` tag
- * never does). A value without quotes is taken as one tag, as clients that drop them send it.
+ * A conditional header's entity tags: `*`, or the tags of a comma-separated list, each with
+ * whether it is weak (`W/"..."`). A value without quotes is taken as one strong tag, as
+ * clients that drop them send it.
  */
-export function ifMatchHolds(header: string | undefined, current: string | null): boolean {
-  if (header === undefined) return true
+function entityTags(header: string): '*' | { tag: string; weak: boolean }[] {
   const value = header.trim()
-  if (value === '*') return current !== null
-  if (current === null) return false
-  if (!value.includes('"')) return value === current
-  for (const [, weak, tag] of value.matchAll(/(W\/)?"([^"]*)"/g)) {
-    if (!weak && tag === current) return true
-  }
-  return false
+  if (value === '*') return '*'
+  if (!value.includes('"')) return [{ tag: value, weak: false }]
+  return [...value.matchAll(/(W\/)?"([^"]*)"/g)].map(([, weak, tag]) => ({ tag: tag!, weak: weak !== undefined }))
 }
 
 /**
- * `If-None-Match` (RFC 9110 section 13.1.2) on a read: whether the client's copy is current, so
- * the answer is `304 Not Modified`. `*` matches any existing document; a list matches when one
- * of its entity tags is the change vector, compared weakly (`W/"x"` matches `"x"`: a proxy may
- * weaken a tag). A value without quotes is taken as one tag, as for `If-Match`.
+ * Whether the condition holds: no header is no condition; `*` holds for any existing document;
+ * a list holds when one of its strong entity tags is the change vector (a weak tag never does:
+ * strong comparison).
+ */
+export function ifMatchHolds(header: string | undefined, current: string | null): boolean {
+  if (header === undefined) return true
+  const tags = entityTags(header)
+  if (tags === '*') return current !== null
+  return tags.some((t) => !t.weak && t.tag === current)
+}
+
+/**
+ * `If-None-Match` on a read: whether the client's copy is current, so the answer is `304 Not
+ * Modified`. `*` matches any existing document; a list matches when one of its entity tags is
+ * the change vector, compared weakly (`W/"x"` matches `"x"`: a proxy may weaken a tag).
  */
 export function ifNoneMatchHits(header: string | undefined, current: string): boolean {
   if (header === undefined) return false
-  const value = header.trim()
-  if (value === '*') return true
-  if (!value.includes('"')) return value === current
-  for (const [, tag] of value.matchAll(/(?:W\/)?"([^"]*)"/g)) {
-    if (tag === current) return true
-  }
-  return false
+  const tags = entityTags(header)
+  return tags === '*' || tags.some((t) => t.tag === current)
 }

@@ -6,7 +6,7 @@ import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { runLifecycleWaiting, schedulePublish, LIFECYCLE_OPS } from './lifecycle'
-import { ActivityView, BatchIds, BatchList, DocumentInput, DocumentList, DocumentView, ErrorBody, IfMatch, IfNoneMatch, ScheduledPublish, ScheduleRequest } from './model'
+import { ActivityView, BatchIds, BatchList, DocumentInput, DocumentList, DocumentView, ErrorBody, IfMatch, IfNoneMatch, ListAfter, ListCollection, ScheduledPublish, ScheduleRequest } from './model'
 import { listDocuments, parseListPageSize } from './list'
 import { ifNoneMatchHits } from './if-match'
 import { patchDocument, present, readDocument, writeDocument } from './service'
@@ -100,15 +100,15 @@ export function contentRoutes({ db, config }: AppDeps) {
         requires: ['EditContent'],
         params: team,
         // `pageSize` stays text so that a bad one is `400 bad_paging` naming it, as on the version list.
-        query: t.Object({ collection: t.Optional(t.String({ maxLength: 200 })), after: t.Optional(t.String({ maxLength: 1024 })), pageSize: t.Optional(t.String()) }, { additionalProperties: true }),
+        query: t.Object({ collection: t.Optional(ListCollection), after: t.Optional(ListAfter), pageSize: t.Optional(t.String()) }, { additionalProperties: true }),
         response: { 200: DocumentList, ...errors },
         detail: {
           summary: "List the team's documents: one row per canonical id, in id order, with its published, archived and draft state",
           // Listed whole: given parameters replace the generated ones, the path's among them.
           parameters: [
             { in: 'path', name: 'activeTeam', required: true, schema: { type: 'string', maxLength: 200 } },
-            { in: 'query', name: 'collection', description: 'Only documents of this collection (`pages`)', schema: { type: 'string', maxLength: 200 } },
-            { in: 'query', name: 'after', description: 'The `nextAfter` of the previous page: the page goes on after this canonical id', schema: { type: 'string', maxLength: 1024 } },
+            { in: 'query', name: 'collection', description: ListCollection.description, schema: { type: 'string', maxLength: ListCollection.maxLength } },
+            { in: 'query', name: 'after', description: ListAfter.description, schema: { type: 'string', maxLength: ListAfter.maxLength } },
             { in: 'query', name: 'pageSize', description: 'Rows per page, capped at 100', schema: { type: 'integer', minimum: 1, default: 25 } },
           ],
         },

@@ -24,7 +24,11 @@ class Refusal extends Error {}
 
 type Ctx = { teamId: string; userId: string }
 
-/** Runs `op` on every id; one failing id does not stop the others. */
+/**
+ * Runs `op` on every id; one failing id does not stop the others. Synchronous, for a caller that
+ * cannot wait on timers (a test running it inside another transaction); routes use
+ * `runLifecycleWaiting`.
+ */
 export function runLifecycle(db: Db, op: LifecycleOp, ctx: Ctx, ids: string[]): BatchItem[] {
   return ids.map((id) => lifecycleItem(db, op, ctx, id))
 }
@@ -62,7 +66,7 @@ function requireCanonical(tx: Tx, teamId: string, id: string): DocumentRow {
  * that state is left as it is (archiving twice writes nothing: same ETag, no new change vector).
  */
 function takeDown(tx: Tx, row: DocumentRow, flags: { archived?: boolean; deletedAt?: string }) {
-  const stamped = '__publishedBy' in row.body || '__publishedAt' in row.body
+  const stamped = row.body.__publishedAt !== undefined // the stamp is both fields or neither (stampOf)
   if (!row.published && !stamped && !flags.deletedAt && (flags.archived === undefined || flags.archived === row.archived)) return row
   return saveDoc(tx, { ...row, body: stripStamp(row.body), published: false, ...flags })
 }

@@ -168,6 +168,10 @@ export const DocumentSummary = t.Object({
 }, { additionalProperties: false, title: 'DocumentSummary' })
 export type DocumentSummary = Static<typeof DocumentSummary>
 
+/** The list's filters (GET /content/list and the assistant's list_content), one definition for both and OpenAPI. */
+export const ListCollection = t.String({ maxLength: 200, description: 'Only documents of this collection (`pages`)' })
+export const ListAfter = t.String({ maxLength: 1024, description: 'The `nextAfter` of the previous page: the page goes on after this canonical id' })
+
 export const DocumentList = t.Object({
   rows: t.Array(DocumentSummary),
   hasMore: t.Boolean(),

@@ -90,6 +90,11 @@ export function writeDocument(
      * event tell the change (the CLI seed, with `liveBefore`): no in-place event of its own.
      */
     publishesNext?: boolean
+    /**
+     * A write that would store what is there already writes nothing and answers the row as it is
+     * (same ETag): PATCH's, whose patch may change nothing (only `test` operations).
+     */
+    unchangedIsNoop?: boolean
   },
 ): DocumentRow {
   const { teamId, userId } = input
@@ -121,6 +126,7 @@ export function writeDocument(
         if (!ifMatchHolds(input.ifMatch, current && !current.deletedAt ? current.changeVector : null)) throw ifMatchFailed()
         const before = kind === 'draft' ? (current && !current.deletedAt ? current : canonical) : canonical
         refuseUnknownLocales(unknown, body, before)
+        if (input.unchangedIsNoop && current && !current.deletedAt && same(stripStamp(current.body), body)) return current
         // A draft's dirty locales are those that differ from what is live. A published canonical
         // rewritten in place stays published, so it keeps carrying the stamp of its last publish
         // (spec.md: a published canonical carries the stamp; the write itself adds none, and the
@@ -270,9 +276,9 @@ export function patchDocument(db: Db, input: { teamId: string; userId: string; i
     const next = { ...result, id }
     if (!Value.Check(DocumentInput, next)) throw badRequest('invalid_document', 'The patched document is not a valid document.')
     // A patch that changes nothing (only `test` operations, a value replaced by itself) writes
-    // nothing: the ETag a client holds stays good. A live canonical still needs ChangeLiveContent.
-    const liveRefused = current?.kind === 'canonical' && current.published && !input.mayChangeLive
-    if (current && !liveRefused && same(stripStamp(current.body), stripStamp(next))) return current
-    return writeDocument(db, { teamId: input.teamId, userId: input.userId, doc: next, ifMatch: current?.changeVector ?? undefined, mayChangeLive: input.mayChangeLive })
+    // nothing: the ETag a client holds stays good.
+    return writeDocument(db, {
+      teamId: input.teamId, userId: input.userId, doc: next, ifMatch: current?.changeVector ?? undefined, mayChangeLive: input.mayChangeLive, unchangedIsNoop: true,
+    })
   }, { behavior: 'immediate' })
 }

@@ -85,12 +85,21 @@ export function publishOrder(db: Db, teamId: string, ids: readonly string[], sou
 }
 
 /**
+ * The sibling a publish of `id` takes when it exists (else the canonical): the worker publishes the
+ * scheduled sibling; the CLI seed the canonical it has just written (an editor's draft is theirs
+ * to publish, not the seed's); everyone else the draft. `publishOrder` and the publish both ask here.
+ */
+function sourceSiblingId(id: string, source: PublishInput['source']): string | null {
+  return source === 'worker' ? scheduledId(id) : source === 'cli' ? null : draftId(id)
+}
+
+/**
  * The parent page a publish of `id` will have: what the publish takes (the scheduled sibling for
  * the worker, the draft for an editor, the canonical for the CLI), else the canonical's.
  */
 function parentOf(db: Db, teamId: string, id: string, source: PublishInput['source']): string | null {
   if (!isStorableId(id)) return null
-  const sibling = source === 'cli' ? null : source === 'worker' ? scheduledId(id) : draftId(id)
+  const sibling = sourceSiblingId(id, source)
   const row = (sibling === null ? null : loadLive(db, teamId, sibling)) ?? loadLive(db, teamId, id)
   const parent = (row?.body.fields as { parent?: unknown } | undefined)?.parent
   return typeof parent === 'string' && parent !== '' ? parent : null
@@ -131,9 +140,8 @@ function publishInTx(tx: Tx, input: PublishInput) {
   const team = getTeam(tx, teamId)!
   const stored = loadDoc(tx, teamId, id)
   const canonical = stored && !stored.deletedAt ? stored : null
-  // The worker publishes the scheduled sibling; the CLI seed the canonical it has just written
-  // (an editor's draft is theirs to publish, not the seed's); everyone else the draft.
-  const sourceRow = input.source === 'worker' ? loadDoc(tx, teamId, scheduledId(id)) : input.source === 'cli' ? null : loadDoc(tx, teamId, draftId(id))
+  const sibling = sourceSiblingId(id, input.source)
+  const sourceRow = sibling === null ? null : loadDoc(tx, teamId, sibling)
   const source = sourceRow ?? canonical
   if (!source) throw new PublishRefusal('Document not found.')
   const unknown = (input.locales ?? []).filter((l) => !team.locales.includes(l))

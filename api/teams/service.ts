@@ -38,6 +38,7 @@ export function getContentType(conn: Conn, teamId: string, name: string): Conten
   return r ? { teamId: r.team_id, name: r.name, collection: r.collection, urls: r.urls === 1, definition: JSON.parse(r.definition) } : null
 }
 
+/** The team's content types by name (names are ASCII: SQLite's byte order is the alphabetical one). */
 export function listContentTypes(conn: Conn, teamId: string): ContentTypeRow[] {
-  return conn.select().from(contentTypes).where(eq(contentTypes.teamId, teamId)).all()
+  return conn.select().from(contentTypes).where(eq(contentTypes.teamId, teamId)).orderBy(contentTypes.name).all()
 }

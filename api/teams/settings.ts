@@ -45,7 +45,7 @@ const definitionOf = (row: { definition: Record<string, unknown>; urls: boolean;
 /** Every content type of the team, by name. */
 export function readContentTypes(db: Db, teamId: string) {
   requireTeam(db, teamId)
-  return listContentTypes(db, teamId).map(definitionOf).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  return listContentTypes(db, teamId).map(definitionOf)
 }
 
 export function readContentType(db: Db, teamId: string, name: string) {

@@ -34,6 +34,9 @@ export function samplePayload(team: { id: string; workspaceId: string; defaultLo
  */
 export const MAX_TEST_SEND_MS = 250_000
 
+/** How long a test send waits: WEBHOOK_TIMEOUT_MS, as the dispatcher, but at most MAX_TEST_SEND_MS. */
+export const testSendTimeoutMs = (webhookTimeoutMs: number) => Math.min(webhookTimeoutMs, MAX_TEST_SEND_MS)
+
 export async function testWebhook(
   db: Db,
   input: { teamId: string; id: string; userId: string; eventType?: string },
@@ -50,7 +53,7 @@ export async function testWebhook(
   const startedAt = Date.now()
   const result = await deliverOnce(
     { webhook, payload: bytes, eventType, eventId: payload.eventId },
-    { fetch: opts.fetch ?? fetch, timeoutMs: opts.timeoutMs, allowPrivateTargets: opts.allowPrivateTargets },
+    { fetch: opts.fetch ?? fetch, timeoutMs: testSendTimeoutMs(opts.timeoutMs), allowPrivateTargets: opts.allowPrivateTargets },
   )
   const delivered = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
   db.transaction((tx) => {
@@ -115,9 +118,10 @@ export function listDeliveries(db: Db, teamId: string, id: string, page: Deliver
   ).all({ webhook: id, limit: page.limit ?? LOG_PAGE, ...(page.status ? { status: page.status } : {}), ...(beforeSeq === undefined ? {} : { before: beforeSeq }) })
   const attempts = rows.length === 0 ? [] : db.select().from(deliveryAttempts)
     .where(inArray(deliveryAttempts.outboxSeq, rows.map((r) => r.seq))).orderBy(deliveryAttempts.id).all()
+  const bySeq = Map.groupBy(attempts, (a) => a.outboxSeq) // in id order within each
   return rows.map((r) => ({
     eventId: r.eventId, eventType: r.eventType as EventType, status: r.status, createdAt: new Date(r.createdAt).toISOString(),
-    attempts: attempts.filter((a) => a.outboxSeq === r.seq).map((a) => ({
+    attempts: (bySeq.get(r.seq) ?? []).map((a) => ({
       attempt: a.attempt, trigger: a.trigger, at: new Date(a.startedAt).toISOString(), statusCode: a.statusCode,
       error: a.error, durationMs: a.durationMs, nextAttemptAt: iso(a.nextAttemptAt), responseBody: a.responseBody ?? '',
     })),

@@ -4,9 +4,9 @@
  * one; afterwards only its last four characters (spec.md "Webhook configuration").
  */
 import { randomBytes } from 'node:crypto'
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import { writeLockFree, type Db } from '../../db/client'
-import { deliveryLeftovers } from '../../db/deliveries'
+import { deliveryLeftovers, webhookLeftovers } from '../../db/deliveries'
 import { webhooks, type WebhookRow } from '../../db/schema'
 import { checkTargetSyntax, targetFormProblem } from '../../dispatcher/ssrf'
 import { GITHUB_DISPATCH } from '../../dispatcher/providers'
@@ -142,9 +142,9 @@ export function updateWebhook(db: Db, teamId: string, id: string, input: Webhook
   validate(next, allowPrivate, next.target !== current.target)
   // An update that changes nothing (`{}`, a form sent back as it was) writes nothing: `updatedAt` says when it last changed.
   const unchanged = (['label', 'provider', 'target', 'events', 'secret', 'options'] as const).every((k) => JSON.stringify(next[k]) === JSON.stringify(current[k]))
-  if (unchanged) return newSecret ? { ...toRecord(current), secret: newSecret } : toRecord(current)
-  db.update(webhooks).set(next).where(eq(webhooks.id, id)).run()
-  return newSecret ? { ...toRecord(next), secret: newSecret } : toRecord(next)
+  if (!unchanged) db.update(webhooks).set(next).where(eq(webhooks.id, id)).run()
+  const record = toRecord(unchanged ? current : next)
+  return newSecret ? { ...record, secret: newSecret } : record
 }
 
 /** Deliveries one step of a webhook's deletion removes, each with its attempts (a few ms of write lock). */
@@ -167,7 +167,11 @@ export function deleteDeliveriesStep(db: Db, webhookId: string, max: number): nu
   const leftovers = deliveryLeftovers(db)
   return c.transaction(() => {
     const found = rows.all(webhookId, max)
-    for (const { seq, event_id } of found) if (dropRow.run(seq).changes > 0) leftovers(seq, event_id)
+    // Read in this same write transaction: every row found is still there.
+    for (const { seq, event_id } of found) {
+      dropRow.run(seq)
+      leftovers(seq, event_id)
+    }
     return found.length
   }).immediate()
 }
@@ -206,10 +210,7 @@ export async function deleteWebhook(db: Db, teamId: string, id: string): Promise
 /** The webhook and whatever is left of its deliveries, in one transaction (the last step of `deleteWebhook`). */
 export function deleteWebhookNow(db: Db, id: string): void {
   db.transaction((tx) => {
-    tx.run(sql`DELETE FROM outbox_events WHERE event_id IN (SELECT event_id FROM outbox WHERE webhook_id = ${id})
-      AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = outbox_events.event_id AND o.webhook_id <> ${id})`)
-    // Before the cascade takes the outbox rows: the attempts are found through them (attempts_outbox).
-    tx.run(sql`DELETE FROM delivery_attempts WHERE outbox_seq IN (SELECT seq FROM outbox WHERE webhook_id = ${id})`)
+    webhookLeftovers(tx, id)
     tx.delete(webhooks).where(eq(webhooks.id, id)).run()
   }, { behavior: 'immediate' })
 }
