@@ -52,7 +52,7 @@ async function setup(opts: { answers?: Answer[]; env?: Record<string, string>; e
     expect(res.body[0].status).toBe(0)
   }
   const attempts = () => ctx.db.$client.query('SELECT attempt, status_code AS statusCode, error FROM delivery_attempts ORDER BY id').all()
-  return { ctx, rx, secret: res.body.secret as string, hookId: res.body.id as string, spawn, publish, attempts }
+  return { ctx, rx, secret: res.body.secret as string, hookId: res.body.id as string, spawn, publish, attempts, env }
 }
 
 test('exact headers and payload, signature valid for our verifier and @octokit/webhooks-methods', async () => {
@@ -94,6 +94,24 @@ test('500 then 200: delivered on attempt 2 with the same eventId; 404 is final a
   expect(attempts()).toEqual([
     { attempt: 1, statusCode: 500, error: null }, { attempt: 2, statusCode: 200, error: null }, { attempt: 1, statusCode: 404, error: null },
   ])
+})
+
+test('the process logs each delivery, at debug level too, and never the secret or the signature', async () => {
+  const { rx, secret, hookId, publish, env } = await setup({ answers: [{ status: 500 }, { status: 200 }] })
+  const p = Bun.spawn(['bun', 'dispatcher/main.ts'], { cwd: root, env: { ...env, LOG_LEVEL: 'debug' }, stdout: 'pipe', stderr: 'pipe' })
+  cleanup.push(() => kill(p, 'SIGKILL'))
+  const out = collectOutput(p.stdout)
+  const err = collectOutput(p.stderr)
+  await publish('pages/logged')
+  await waitFor(() => rx.requests.length >= 2, 10_000, 'the retry')
+  await waitFor(() => out.text.includes('"webhook delivered"'), 5000, 'the delivered line')
+  await kill(p)
+  const signature = rx.requests[0]!.headers['x-service-signature']!
+  const text = out.text + err.text
+  // The lines are there (a retry warned, the delivery told), with the ids that find them.
+  expect(text).toContain('"webhook attempt failed, will retry"')
+  expect(text).toContain(`"webhookId":"${hookId}"`)
+  for (const hidden of [secret, signature, signature.slice('sha256='.length)]) expect(text).not.toContain(hidden)
 })
 
 test('a receiver slower than WEBHOOK_TIMEOUT_MS is retried', async () => {
