@@ -342,3 +342,129 @@ test('the compiled binary (package.json "build:dispatcher") delivers, reads no .
   expect(fileSize()).toBe(before) // 800 KB sit in the WAL
   await waitFor(() => fileSize() > before + 500_000, 5000, 'the checkpoint worker copied the WAL back')
 })
+
+test('three failed attempts in all (1-2 s, then 2-3 s apart), then failed for good: no fourth', async () => {
+  const { ctx, rx, spawn, publish, attempts } = await setup({ answers: [{ status: 503 }, { status: 502 }, { status: 500 }, { status: 200 }] })
+  spawn()
+  await publish('pages/down')
+  await waitFor(() => rx.requests.length >= 3, 15_000, 'the third attempt')
+  const [a, b, c] = rx.requests.map((r) => r.at)
+  expect(b! - a!).toBeGreaterThanOrEqual(1000)
+  expect(b! - a!).toBeLessThan(2300)
+  expect(c! - b!).toBeGreaterThanOrEqual(2000)
+  expect(c! - b!).toBeLessThan(3300)
+  expect(new Set(rx.requests.map((r) => r.headers['x-service-delivery'])).size).toBe(1)
+  await waitFor(() => (attempts() as unknown[]).length === 3, 5000, 'the third attempt recorded')
+  await Bun.sleep(3500) // a fourth would come within 3 s
+  expect(rx.requests).toHaveLength(3)
+  expect(attempts()).toEqual([
+    { attempt: 1, statusCode: 503, error: null }, { attempt: 2, statusCode: 502, error: null }, { attempt: 3, statusCode: 500, error: null },
+  ])
+  expect(ctx.db.$client.query('SELECT status, lease_token AS lease FROM outbox').all()).toEqual([{ status: 'failed', lease: null }])
+})
+
+test('redelivery through the api: the process sends the same bytes, delivery id and signature again, and logs it as a manual attempt', async () => {
+  const { ctx, rx, hookId, spawn, publish } = await setup({ answers: [{ status: 404 }, { status: 200 }] })
+  spawn()
+  await publish('pages/again')
+  await waitFor(() => rx.requests.length === 1, 10_000, 'the first (final) attempt')
+  const eventId = rx.requests[0]!.headers['x-service-delivery']!
+  const log = async () => (await ctx.call('GET', `/teams/${TEAM}/webhooks/${hookId}/deliveries`, { token: TOKENS.webhooks })).body
+  await waitFor(async () => (await log())[0]?.status === 'failed', 5000, 'failed in the log')
+  const res = await ctx.call('POST', `/teams/${TEAM}/webhooks/${hookId}/deliveries/${eventId}/redeliver`, { token: TOKENS.webhooks })
+  expect(res.status).toBe(202)
+  await waitFor(() => rx.requests.length === 2, 10_000, 'the redelivery')
+  const [first, again] = rx.requests
+  expect(again!.body).toBe(first!.body)
+  for (const h of ['x-service-delivery', 'x-service-signature', 'x-service-event']) expect(again!.headers[h]).toBe(first!.headers[h]!)
+  await waitFor(async () => (await log())[0]?.status === 'delivered', 5000, 'delivered in the log')
+  const [item] = await log()
+  expect(item.eventId).toBe(eventId)
+  // A redelivery has a fresh budget of 3 attempts, logged as manual (README "Managing webhooks").
+  expect(item.attempts.map((x: { attempt: number; trigger: string; statusCode: number }) => [x.attempt, x.trigger, x.statusCode])).toEqual([[1, 'scheduled', 404], [1, 'manual', 200]])
+})
+
+test('one hung receiver holds back no other webhook (its sends stay within DISPATCHER_PER_WEBHOOK)', async () => {
+  // Two send slots in all, one per webhook: a shared first-come queue would soon have both
+  // slots waiting on the hung receiver and the other site's events 4 s late.
+  const { ctx, rx, spawn, publish } = await setup({ env: { WEBHOOK_TIMEOUT_MS: '4000', DISPATCHER_LEASE_MS: '60000', DISPATCHER_CONCURRENCY: '2', DISPATCHER_PER_WEBHOOK: '1' } })
+  const hung = startReceiver([{ status: 200, delayMs: 3500 }])
+  cleanup.push(() => hung.stop())
+  expect((await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'hung', provider: 'custom', target: hung.url } })).status).toBe(201)
+  spawn()
+  const ids = Array.from({ length: 8 }, (_, i) => `pages/iso-${i}`)
+  for (const id of ids) await publish(id)
+  const published = Date.now()
+  await waitFor(() => rx.requests.length >= ids.length, 10_000, 'every event at the healthy receiver')
+  // Well inside the 1 s after which a stalled send leaves the shared slots (README "Dispatcher").
+  expect(Date.now() - published).toBeLessThan(900)
+  expect(hung.requests.length).toBe(1)
+  expect(rx.requests.map((r) => JSON.parse(r.body).documentId).sort()).toEqual([...ids].sort())
+})
+
+test('SIGTERM hands back rows claimed ahead and not yet sent: no lease left to wait out, a restart sends them at once', async () => {
+  // One send at a time for the webhook. Once it has answered inside 1 s (a fast receiver), the
+  // process claims up to 4 more ahead of the send in flight; they wait in its queue, leased.
+  const { ctx, rx, spawn, publish } = await setup({
+    answers: [{ status: 200, delayMs: 600 }], env: { WEBHOOK_TIMEOUT_MS: '5000', DISPATCHER_LEASE_MS: '60000', DISPATCHER_PER_WEBHOOK: '1' },
+  })
+  const ids = Array.from({ length: 8 }, (_, i) => `pages/handback-${i}`)
+  for (const id of ids) await publish(id)
+  const p = spawn()
+  await waitFor(() => rx.requests.length >= 2, 10_000, 'the second send')
+  p.kill('SIGTERM')
+  expect(await p.exited).toBe(0)
+  const rows = () => ctx.db.$client.query('SELECT status, lease_token AS lease FROM outbox ORDER BY seq').all() as { status: string; lease: string | null }[]
+  expect(rows().filter((r) => r.lease !== null)).toEqual([]) // the one in flight recorded, the rest handed back
+  const delivered = rows().filter((r) => r.status === 'delivered').length
+  expect(delivered).toBe(rx.requests.length)
+  expect(delivered).toBeLessThan(ids.length)
+  const t0 = Date.now()
+  spawn()
+  await waitFor(() => rows().every((r) => r.status === 'delivered'), 15_000, 'the rest after the restart')
+  expect(Date.now() - t0).toBeLessThan(10_000) // not after the 60 s lease
+  expect(rx.requests.map((r) => JSON.parse(r.body).documentId).sort()).toEqual([...ids].sort())
+})
+
+test('providers through the process: netlify and vercel build hooks get an empty signed body, github a repository_dispatch with its token', async () => {
+  const { ctx, spawn, publish } = await setup()
+  const make = async (provider: string, target: string, options?: object) => {
+    const rx = startReceiver()
+    cleanup.push(() => rx.stop())
+    const res = await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: provider, provider, target: target || rx.url, ...(options ? { options } : {}) } })
+    expect(res.status).toBe(201)
+    return { rx, secret: res.body.secret as string, id: res.body.id as string }
+  }
+  const netlify = await make('netlify', '')
+  const vercel = await make('vercel', '')
+  // A github webhook must target api.github.com; pointed at the local receiver afterwards, as the
+  // SSRF tests do, so the request the process builds and sends can be read.
+  const github = await make('github', 'https://api.github.com/repos/acme/site/dispatches', { token: 'ghp_e2eToken123', eventType: 'cms-publish' })
+  ctx.db.$client.query('UPDATE webhooks SET target = ? WHERE id = ?').run(github.rx.url, github.id)
+  spawn()
+  await publish('pages/providers', 'providers')
+  await waitFor(() => [netlify, vercel, github].every((h) => h.rx.requests.length > 0), 10_000, 'a request at each provider')
+  const eventId = (ctx.db.$client.query("SELECT event_id AS id FROM outbox o JOIN webhooks w ON w.id = o.webhook_id WHERE w.provider = 'netlify'").get() as { id: string }).id
+  for (const h of [netlify, vercel, github]) {
+    const [req] = h.rx.requests
+    expect(h.rx.requests).toHaveLength(1)
+    expect(req!.method).toBe('POST')
+    expect(verifySignature(req!.body, req!.headers['x-service-signature'], h.secret)).toBe(true)
+    expect(req!.headers['x-service-delivery']).toBe(eventId) // one event, the same id at every webhook
+    expect(req!.headers['x-service-event']).toBe('content.published')
+    expect(req!.headers['user-agent']).toBe('Service-Webhooks/1.0')
+  }
+  expect(netlify.rx.requests[0]!.path).toBe('/hook?trigger_title=content.published+pages%2Fproviders')
+  expect(netlify.rx.requests[0]!.body).toBe('{}')
+  expect(vercel.rx.requests[0]!.path).toBe('/hook')
+  expect(vercel.rx.requests[0]!.body).toBe('{}')
+  const gh = github.rx.requests[0]!
+  expect([gh.headers.authorization, gh.headers.accept, gh.headers['x-github-api-version']]).toEqual(['Bearer ghp_e2eToken123', 'application/vnd.github+json', '2022-11-28'])
+  expect(JSON.parse(gh.body)).toEqual({
+    event_type: 'cms-publish',
+    client_payload: {
+      v: 2, eventType: 'content.published', eventId, teamId: TEAM, documentId: 'pages/providers', status: 'published',
+      url: '/providers', urls: { en: '/providers' }, previousUrls: [], scope: 'document',
+    },
+  })
+})
