@@ -44,22 +44,30 @@ export function authenticateRequest(db: Db, request: Request): { id: string } {
   return user
 }
 
+/** The membership a request was authorised with, so a second check (the MCP route's own, then `requires`) reads it once. */
+const members = new WeakMap<Request, Caller>()
+
 /**
  * Resolves the caller of a request for the team named in the route, and checks `required`.
  * Throws 401 for a missing or unknown token, 403 for a non-member or a missing capability.
  */
 export function authorize(db: Db, request: Request, teamId: string, required: Capability[]): Caller {
   const user = authenticated.get(request) ?? authenticateRequest(db, request)
-  const membership = db
-    .select({ capabilities: memberships.capabilities })
-    .from(memberships)
-    .where(and(eq(memberships.teamId, teamId), eq(memberships.userId, user.id)))
-    .get()
-  if (!membership) throw forbidden('You are not a member of this team.')
-  const capabilities = new Set(membership.capabilities)
+  let caller = members.get(request)
+  if (caller?.teamId !== teamId) {
+    const membership = db
+      .select({ capabilities: memberships.capabilities })
+      .from(memberships)
+      .where(and(eq(memberships.teamId, teamId), eq(memberships.userId, user.id)))
+      .get()
+    if (!membership) throw forbidden('You are not a member of this team.')
+    caller = { userId: user.id, teamId, capabilities: new Set(membership.capabilities) }
+    members.set(request, caller)
+  }
+  const { capabilities } = caller
   const missing = required.filter((c) => !capabilities.has(c))
   if (missing.length > 0) throw forbidden(`Missing capability: ${missing.join(', ')}.`)
-  return { userId: user.id, teamId, capabilities }
+  return caller
 }
 
 /**
@@ -71,15 +79,14 @@ export function authorize(db: Db, request: Request, teamId: string, required: Ca
  * `x-capabilities` (api/openapi.ts writes them into its description too).
  */
 export function authGuard(db: Db) {
-  const callers = new WeakMap<Request, Caller>()
   return new Elysia().macro({
     requires: (required: Capability[]) => ({
       detail: { 'x-capabilities': [...required] } as DocumentDecoration,
       transform({ params, request }) {
         const p = params as Record<string, string>
-        callers.set(request, authorize(db, request, p.activeTeam ?? p.teamId ?? '', required))
+        authorize(db, request, p.activeTeam ?? p.teamId ?? '', required)
       },
-      resolve: ({ request }) => ({ caller: callers.get(request)! }),
+      resolve: ({ request }) => ({ caller: members.get(request)! }),
     }),
     /** Like `requires`, but any one of `allowed` will do (reading what either capability writes or uses). */
     requiresAny: (allowed: Capability[]) => ({

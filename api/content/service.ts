@@ -9,7 +9,7 @@ import type { DocumentRow } from '../../db/schema'
 import { ConcurrencyError, loadDoc, saveDoc } from '../../db/store'
 import { AppError, badRequest, echoList, notFound } from '../errors'
 import { ifMatchHolds } from './if-match'
-import { getContentType, getTeam } from '../teams/service'
+import { getContentType, getTeam, type ContentTypeRow } from '../teams/service'
 import { appendActivity, type ActivityEntry } from './activity'
 import { asDocument, changedLocales, dirtyLocales, fieldsChanged, PROTECTED_FIELDS, same, stampOf, stripStamp } from './document'
 import { draftId, isStorableId, isValidCanonicalId, parseId } from './ids'
@@ -126,6 +126,7 @@ export function writeDocument(
         if (!ifMatchHolds(input.ifMatch, current && !current.deletedAt ? current.changeVector : null)) throw ifMatchFailed()
         const before = kind === 'draft' ? (current && !current.deletedAt ? current : canonical) : canonical
         refuseUnknownLocales(unknown, body, before)
+        refuseMisplacedFields(type, body, before)
         if (input.unchangedIsNoop && current && !current.deletedAt && same(stripStamp(current.body), body)) return current
         // A draft's dirty locales are those that differ from what is live. A published canonical
         // rewritten in place stays published, so it keeps carrying the stamp of its last publish
@@ -144,6 +145,9 @@ export function writeDocument(
           body: stored,
           current,
           deletedAt: kind === 'canonical' ? null : undefined,
+          // A canonical written over a soft-deleted one is a new document: not archived (the
+          // deleted one may have been archived first), whatever the old row said.
+          ...(kind === 'canonical' && current?.deletedAt ? { archived: false } : {}),
         })
         appendActivity(tx, teamId, canonicalId, editEntries(before && asDocument(before.body), asDocument(body), userId))
         if (kind === 'canonical') {
@@ -170,6 +174,34 @@ function refuseUnknownLocales(unknown: string[], body: Document, before: Documen
   const refused = unknown.filter((l) => !Object.hasOwn(kept, l) || !same(kept[l], body.locales[l]))
   if (refused.length > 0) {
     throw badRequest('unknown_locale', `Unknown locale(s): ${echoList(refused)}. A locale removed from the team is kept as the document holds it; it cannot be added or changed.`)
+  }
+}
+
+/**
+ * A field the content type declares sits where its `localizable` flag says (contract.md
+ * "Documents"): a localizable one in each locale's object, the others in `fields`. A title left
+ * in `fields` would have no language, travel with every locale-selective restore and publish,
+ * and a slug there gives the page no URL. Fields the type does not name are the document's own
+ * and kept wherever they are; a field on the wrong side since its type changed is kept as the
+ * document holds it (as a removed locale is), only adding or changing it is refused.
+ */
+function refuseMisplacedFields(type: ContentTypeRow, body: Document, before: DocumentRow | null) {
+  const declared = new Map(((type.definition as { fields?: { name: string; localizable?: boolean }[] }).fields ?? []).map((f) => [f.name, f.localizable === true]))
+  if (declared.size === 0) return
+  const kept = before ? asDocument(before.body) : null
+  const misplaced: string[] = []
+  for (const [name, value] of Object.entries(body.fields)) {
+    if (declared.get(name) === true && !(kept && Object.hasOwn(kept.fields, name) && same(kept.fields[name], value))) misplaced.push(`fields.${name}`)
+  }
+  for (const [locale, values] of Object.entries(body.locales)) {
+    for (const [name, value] of Object.entries(values ?? {})) {
+      if (declared.get(name) !== false) continue
+      const was = kept?.locales[locale]
+      if (!(was && Object.hasOwn(was, name) && same(was[name], value))) misplaced.push(`locales.${locale}.${name}`)
+    }
+  }
+  if (misplaced.length > 0) {
+    throw badRequest('misplaced_field', `Field(s) on the wrong side for content type ${type.name}: ${echoList(misplaced)}. A localizable field goes in each locale's object (locales.<code>.<name>), any other in \`fields\`.`)
   }
 }
 

@@ -184,6 +184,8 @@ describe('bad input gets a clear 4xx and writes nothing', () => {
     ['a sibling id other than draft', page('pages/x/scheduled'), 400, 'invalid_id'],
     ['an unknown content type', { id: 'pages/x', contentType: 'nope' }, 400, 'unknown_content_type'],
     ['an unknown locale', page('pages/x', { xx: { title: 't' } }), 400, 'unknown_locale'],
+    ['a localizable field in `fields`', page('pages/x', { en: { slug: 's' } }, { parent: null, title: 'T' }), 400, 'misplaced_field'],
+    ['a non-localizable field in a locale', page('pages/x', { en: { title: 'T', slug: 's', sku: 'A-1' } }), 400, 'misplaced_field'],
   ]
   for (const [name, body, status, code] of cases) {
     test(name, async () => {
@@ -226,6 +228,44 @@ describe('bad input gets a clear 4xx and writes nothing', () => {
     expect((await read('pages/home')).fields).toEqual({ parent: null })
     // Still after authentication: a caller without a token learns nothing.
     expect((await ctx.call('GET', `${base}?id=a&id=b`, { token: null })).status).toBe(401)
+  })
+
+  test('a field the content type declares goes where its `localizable` flag says (400 misplaced_field naming it); fields it does not declare are kept anywhere; a field misplaced since its type changed stays editable around', async () => {
+    const own = await createTestContext()
+    try {
+      const patch = (id: string, ops: unknown[]) => own.call('PATCH', `${base}?id=${enc(id)}`, { body: ops, headers: { 'content-type': 'application/json-patch+json' } })
+      const res = await own.call('POST', base, { body: page('pages/m', { en: { slug: 'm', parent: 'pages/home' }, de: { title: 'T', sku: 1 } }, { title: 'T', slug: 'm' }) })
+      expect(res.status).toBe(400)
+      expect(res.body).toEqual({
+        error: 'misplaced_field',
+        message: "Field(s) on the wrong side for content type page: fields.title, fields.slug, locales.en.parent, locales.de.sku. A localizable field goes in each locale's object (locales.<code>.<name>), any other in `fields`.",
+      })
+      expect((await own.call('GET', `${base}?id=pages/m`)).status).toBe(404)
+      // Undeclared fields are the document's own business, on either side.
+      const free = page('pages/m', { en: { title: 'T', slug: 'm', teaser: 'x' } }, { parent: 'pages/home', sku: 'A-1', layout: 'wide' })
+      expect((await own.call('POST', base, { body: free })).status).toBe(200)
+      // PATCH checks the patched document the same way; nothing is written.
+      const cv = (await own.call('GET', `${base}?id=pages/m`)).body['@metadata']['@change-vector']
+      for (const ops of [[{ op: 'add', path: '/fields/title', value: 'x' }], [{ op: 'move', from: '/fields/sku', path: '/locales/en/sku' }]]) {
+        const r = await patch('pages/m', ops)
+        expect([r.status, r.body.error]).toEqual([400, 'misplaced_field'])
+      }
+      expect((await own.call('GET', `${base}?id=pages/m`)).body['@metadata']['@change-vector']).toBe(cv)
+
+      // The type changes: `sku` becomes localizable. The document holding it in `fields` stays
+      // editable elsewhere; changing it there is refused; moving it into a locale is the fix.
+      const type = { collection: 'pages', urls: true, fields: [{ name: 'title', localizable: true }, { name: 'slug', localizable: true }, { name: 'parent' }, { name: 'sku', localizable: true }] }
+      expect((await own.call('PUT', `/teams/${TEAM}/content-types/page`, { body: type })).status).toBe(200)
+      expect((await patch('pages/m', [{ op: 'replace', path: '/locales/en/title', value: 'T2' }])).status).toBe(200)
+      expect((await own.call('POST', base, { body: page('pages/m/draft', { en: { title: 'T3', slug: 'm' } }, { parent: 'pages/home', sku: 'A-1' }) })).status).toBe(200)
+      const changed = await patch('pages/m', [{ op: 'replace', path: '/fields/sku', value: 'B-2' }])
+      expect(changed.body).toEqual({ error: 'misplaced_field', message: expect.stringContaining(': fields.sku.') })
+      const moved = await patch('pages/m', [{ op: 'move', from: '/fields/sku', path: '/locales/en/sku' }])
+      expect(moved.status).toBe(200)
+      expect(moved.body.locales.en.sku).toBe('A-1')
+    } finally {
+      own.close()
+    }
   })
 
   test('unknown locales are named back at most five, each cut to 32 characters', async () => {
@@ -518,6 +558,18 @@ describe('lifecycle', () => {
     ])
     expect((await ctx.call('GET', `${base}?id=pages/del`)).status).toBe(404)
     expect(countRevisions(ctx.db, TEAM, 'pages/del')).toBe(1)
+  })
+
+  test('a document created again at the id of an archived, then deleted one is new: not archived, not published; the id keeps its versions', async () => {
+    await ctx.call('POST', base, { body: page('pages/again') })
+    await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/again'] } })
+    for (const op of ['archive', 'delete']) expect((await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: ['pages/again'] } })).body[0].status).toBe(0)
+    const res = await ctx.call('POST', base, { body: page('pages/again', { en: { title: 'New', slug: 'again' } }) })
+    expect(res.status).toBe(200)
+    expect([res.body['@metadata'].archived, res.body['@metadata'].published]).toEqual([false, false])
+    const list = await ctx.call('GET', `/content/list/${TEAM}?after=pages/agaim&pageSize=1`)
+    expect(list.body.rows[0]).toMatchObject({ id: 'pages/again', published: false, archived: false, draft: false })
+    expect((await ctx.call('GET', `/content/versions/${TEAM}?id=pages/again`)).body.rows).toHaveLength(1)
   })
 
   test('a sibling id is refused with the canonical id as the item id; other refusals echo the id', async () => {
