@@ -1,7 +1,8 @@
 /**
  * spec.md "Rules for site.changed" 3: only content-type changes the site can see count.
  * Renaming (the label; the name is the route key), icon, hint, description and search/filter
- * settings are editor-only, so a change touching only those sends nothing.
+ * settings are editor-only, so a change touching only those sends nothing. They are keys of the
+ * type and of each of its fields; deeper down the same names are content the site shows.
  */
 
 /** Keys of a content type, and of each of its fields, that the site never sees. */
@@ -11,22 +12,30 @@ const SEARCH_OR_FILTER = /^(search|filter)/i
 
 const editorOnly = (key: string) => EDITOR_ONLY_KEYS.has(key) || SEARCH_OR_FILTER.test(key)
 
-function strip(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(strip)
+/** `value` with object keys sorted at every depth: the order keys were sent in is no change. */
+function sorted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sorted)
   if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {}
-    for (const k of Object.keys(value).sort()) {
-      if (!editorOnly(k)) out[k] = strip((value as Record<string, unknown>)[k])
-    }
-    return out
+    const v = value as Record<string, unknown>
+    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted(v[k])]))
   }
   return value
+}
+
+/**
+ * An object without its own editor-only keys. Only the type's and each field's: deeper down a
+ * `label` or `title` is content the site renders (a select option's label, a default text).
+ */
+function withoutEditorOnly(value: unknown): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !editorOnly(k)))
 }
 
 /** The site-visible part of a content type: everything but editor-only keys, keys sorted. */
 export function siteVisible(definition: Record<string, unknown>): string {
   const { fields, ...rest } = definition
-  return JSON.stringify({ ...(strip(rest) as object), fields: Array.isArray(fields) ? fields.map(strip) : strip(fields) })
+  const visibleFields = Array.isArray(fields) ? fields.map(withoutEditorOnly) : fields
+  return JSON.stringify(sorted({ ...(withoutEditorOnly(rest) as object), fields: visibleFields }))
 }
 
 /** Whether replacing `before` (null: a new type) by `after` changes what the site can see. */

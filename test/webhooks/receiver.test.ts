@@ -178,7 +178,14 @@ test('content-type changes the site cannot see are not site changes', () => {
     ['a new field', { ...type, fields: [...type.fields, { name: 'body' }] }, true],
     ['urls switched off', { ...type, urls: false }, true],
     ['a field made localizable', { ...type, fields: [{ name: 'title', localizable: false }] }, true],
+    // Editor-only keys are the type's and each field's own: deeper, a label or title is content.
+    ['a select option\'s label', { ...type, fields: [{ name: 'title', localizable: true, options: [{ value: 'r', label: 'Red' }] }] }, true],
+    ['a default text', { ...type, fields: [{ name: 'title', localizable: true, default: { title: 'Buy now', description: 'Order today' } }] }, true],
+    ['keys in another order, at any depth', { fields: [{ localizable: true, name: 'title' }], urls: true, collection: 'pages', name: 'page' }, false],
   ]
   for (const [name, after, expected] of cases) expect({ name, visible: isSiteVisibleChange(type, after) }).toEqual({ name, visible: expected })
   expect(isSiteVisibleChange(null, type)).toBe(true)
+  const options = (label: string) => ({ ...type, fields: [{ name: 'color', options: [{ value: 'r', label }], default: { text: 'x' } }] })
+  expect(isSiteVisibleChange(options('Red'), options('Rot'))).toBe(true)
+  expect(isSiteVisibleChange({ ...type, nested: { b: 1, a: [{ d: 1, c: 2 }] } }, { ...type, nested: { a: [{ c: 2, d: 1 }], b: 1 } })).toBe(false)
 })
