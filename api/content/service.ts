@@ -189,15 +189,15 @@ function refuseMisplacedFields(type: ContentTypeRow, body: Document, before: Doc
   const declared = new Map(((type.definition as { fields?: { name: string; localizable?: boolean }[] }).fields ?? []).map((f) => [f.name, f.localizable === true]))
   if (declared.size === 0) return
   const kept = before ? asDocument(before.body) : null
+  const keptFields: Record<string, unknown> = kept?.fields ?? {}
   const misplaced: string[] = []
   for (const [name, value] of Object.entries(body.fields)) {
-    if (declared.get(name) === true && !(kept && Object.hasOwn(kept.fields, name) && same(kept.fields[name], value))) misplaced.push(`fields.${name}`)
+    if (declared.get(name) === true && !(Object.hasOwn(keptFields, name) && same(keptFields[name], value))) misplaced.push(`fields.${name}`)
   }
   for (const [locale, values] of Object.entries(body.locales)) {
+    const was: Record<string, unknown> = kept?.locales?.[locale] ?? {}
     for (const [name, value] of Object.entries(values ?? {})) {
-      if (declared.get(name) !== false) continue
-      const was = kept?.locales[locale]
-      if (!(was && Object.hasOwn(was, name) && same(was[name], value))) misplaced.push(`locales.${locale}.${name}`)
+      if (declared.get(name) === false && !(Object.hasOwn(was, name) && same(was[name], value))) misplaced.push(`locales.${locale}.${name}`)
     }
   }
   if (misplaced.length > 0) {
