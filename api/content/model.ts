@@ -83,7 +83,7 @@ export const ActivityView = t.Object(
 )
 
 /** `If-Match: "<change vector>"` (the ETag a read gave) makes a write conditional: 409 when the document moved on. */
-export const IfMatch = t.Object({ 'if-match': t.Optional(t.String({ description: 'The ETag of the last read; the write happens only if the document is still at it (else 409)' })) })
+export const IfMatch = t.Object({ 'if-match': t.Optional(t.String({ description: 'The ETag of the last read; the write happens only if the document is still at it (else 409; a header that is no entity-tag list is 400 invalid_if_match)' })) })
 
 /** `If-None-Match: "<change vector>"` on a read: `304 Not Modified` (no body) when the document is still at it. */
 export const IfNoneMatch = t.Object({ 'if-none-match': t.Optional(t.String({ description: 'ETags of the copy the client holds; when the document is still at one of them the answer is 304 without a body' })) })
@@ -113,7 +113,7 @@ export const ErrorBody = t.Object({
   error: t.String({
     description: 'A stable code (README "API overview" lists each with its route): unauthorized, forbidden, not_found, malformed_json, invalid_body, payload_too_large, '
       + 'missing_id, sibling_id, not_content, invalid_id, bad_paging, bad_reference, bad_kind, missing_version, missing_snapshot_id, mismatch, '
-      + 'protected_field, invalid_patch, invalid_document, invalid_name, unknown_content_type, unknown_locale, misplaced_field, invalid_slug, conflict, bad_expiry, '
+      + 'protected_field, invalid_patch, invalid_document, invalid_name, unknown_content_type, unknown_locale, misplaced_field, invalid_slug, conflict, invalid_if_match, bad_expiry, '
       + 'invalid_target, invalid_secret, invalid_event_type, delivery_in_progress, unsupported_media_type, method_not_allowed, busy, internal',
   }),
   message: t.String({ description: 'For people; may change' }),

@@ -13,7 +13,7 @@ import { getContentType, getTeam, type ContentTypeRow } from '../teams/service'
 import { appendActivity, type ActivityEntry } from './activity'
 import { asDocument, changedLocales, dirtyLocales, fieldsChanged, PROTECTED_FIELDS, same, stampOf, stripStamp } from './document'
 import { draftId, isStorableId, isValidCanonicalId, parseId } from './ids'
-import { pageFieldProblem } from '../webhooks/urls'
+import { isNoParent, pageFieldProblem } from '../webhooks/urls'
 import { Document, DocumentInput, type DocumentView } from './model'
 import { recordChangedInPlace } from '../webhooks/events'
 
@@ -127,6 +127,7 @@ export function writeDocument(
         const before = kind === 'draft' ? (current && !current.deletedAt ? current : canonical) : canonical
         refuseUnknownLocales(unknown, body, before)
         refuseMisplacedFields(type, body, before)
+        if (type.urls) refuseParentCycle(tx, teamId, canonicalId, body.fields.parent)
         if (input.unchangedIsNoop && current && !current.deletedAt && same(stripStamp(current.body), body)) return current
         // A draft's dirty locales are those that differ from what is live. A published canonical
         // rewritten in place stays published, so it keeps carrying the stamp of its last publish
@@ -202,6 +203,26 @@ function refuseMisplacedFields(type: ContentTypeRow, body: Document, before: Doc
   }
   if (misplaced.length > 0) {
     throw badRequest('misplaced_field', `Field(s) on the wrong side for content type ${type.name}: ${echoList(misplaced)}. A localizable field goes in each locale's object (locales.<code>.<name>), any other in \`fields\`.`)
+  }
+}
+
+/** Ancestors walked looking for a cycle; deeper page trees are not refused, only not checked further. */
+const MAX_PARENT_WALK = 256
+
+/**
+ * A page cannot be its own ancestor (contract.md "Documents": the path runs through the
+ * ancestors via `fields.parent`): a cycle gives every page in it, and below it, no URL. The
+ * chain is walked through the canonicals as they are now.
+ */
+function refuseParentCycle(tx: Tx, teamId: string, canonicalId: string, parent: unknown) {
+  const seen = new Set<string>()
+  for (let id = parent; typeof id === 'string' && !isNoParent(id) && !seen.has(id) && seen.size < MAX_PARENT_WALK; ) {
+    if (id === canonicalId) {
+      throw badRequest('invalid_body', `\`fields.parent\` would make ${JSON.stringify(canonicalId.slice(0, 100))} its own ancestor (${parent === canonicalId ? 'its own parent' : 'through its parents'}): a page in a cycle has no URL.`)
+    }
+    seen.add(id)
+    const row = loadLive(tx, teamId, id)
+    id = row ? (asDocument(row.body).fields?.parent ?? null) : null
   }
 }
 

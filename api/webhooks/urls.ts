@@ -103,7 +103,7 @@ export function toPageNode(id: string, body: Record<string, unknown>, published:
 }
 
 /** `fields.parent` values that mean "a root page": absent, null or empty. */
-const isNoParent = (parent: unknown) => parent === undefined || parent === null || parent === ''
+export const isNoParent = (parent: unknown) => parent === undefined || parent === null || parent === ''
 
 /**
  * Why a page's `fields.parent` or a locale's `slug` cannot be stored, or `null` (README

@@ -139,6 +139,24 @@ describe('POST /content/{activeTeam}', () => {
     expect((await ctx.call('GET', `${base}?id=pages/im`)).status).toBe(404)
   })
 
+  test('an If-Match that is no entity-tag list is 400 invalid_if_match, not a 409 the client would retry forever; nothing is written', async () => {
+    const first = await ctx.call('POST', base, { body: page('pages/im-bad') })
+    const cv = first.body['@metadata']['@change-vector']
+    const message = 'If-Match must be `*`, or the ETag of a read ("<change vector>"), or a comma-separated list of such quoted tags.'
+    for (const ifMatch of ['W/"x", "y', '"'.repeat(10_000), ',,,', `"${cv}" junk`, 'a b', '']) {
+      for (const res of [
+        await ctx.call('POST', base, { body: page('pages/im-bad', { en: { title: 'no', slug: 's' } }), headers: { 'if-match': ifMatch } }),
+        await ctx.call('PATCH', `${base}?id=pages/im-bad`, { body: [{ op: 'replace', path: '/locales/en/title', value: 'no' }], headers: { 'if-match': ifMatch } }),
+      ]) expect({ ifMatch: ifMatch.slice(0, 20), status: res.status, body: res.body }).toEqual({ ifMatch: ifMatch.slice(0, 20), status: 400, body: { error: 'invalid_if_match', message } })
+    }
+    expect((await read('pages/im-bad'))['@metadata']['@change-vector']).toBe(cv)
+    // Empty list elements are allowed (RFC 9110 5.6.1), and a lone unquoted tag as before.
+    for (const ifMatch of [`, "other" ,, "${cv}",`, cv]) {
+      const res = await ctx.call('PATCH', `${base}?id=pages/im-bad`, { body: [{ op: 'test', path: '/id', value: 'pages/im-bad' }], headers: { 'if-match': ifMatch } })
+      expect({ ifMatch, status: res.status }).toEqual({ ifMatch, status: 200 })
+    }
+  })
+
   test('If-None-Match on a read: 304 without a body while the copy is current, weak tags and `*` too; 200 once it changed', async () => {
     const cv = (await ctx.call('POST', base, { body: page('pages/inm') })).body['@metadata']['@change-vector']
     const get = (ifNoneMatch: string, id = 'pages/inm') => ctx.call('GET', `${base}?id=${enc(id)}`, { headers: { 'if-none-match': ifNoneMatch } })
@@ -266,6 +284,27 @@ describe('bad input gets a clear 4xx and writes nothing', () => {
     } finally {
       own.close()
     }
+  })
+
+  test('a page cannot be its own ancestor: its own parent, or a parent below it, is 400 invalid_body and nothing is written', async () => {
+    const tree = (id: string, parent: string | null) => page(id, { en: { title: 'T', slug: id.split('/').pop()! } }, { parent })
+    for (const [id, parent] of [['pages/cy-a', 'pages/home'], ['pages/cy-b', 'pages/cy-a'], ['pages/cy-c', 'pages/cy-b']] as const) {
+      expect((await ctx.call('POST', base, { body: tree(id, parent) })).status).toBe(200)
+    }
+    const own = await ctx.call('POST', base, { body: tree('pages/cy-self', 'pages/cy-self') })
+    expect({ status: own.status, body: own.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: '`fields.parent` would make "pages/cy-self" its own ancestor (its own parent): a page in a cycle has no URL.' } })
+    expect((await ctx.call('GET', `${base}?id=pages/cy-self`)).status).toBe(404)
+    const before = await read('pages/cy-a')
+    for (const res of [
+      await ctx.call('POST', base, { body: tree('pages/cy-a', 'pages/cy-c') }),
+      await ctx.call('POST', base, { body: tree('pages/cy-a/draft', 'pages/cy-b') }),
+      await ctx.call('PATCH', `${base}?id=pages/cy-a`, { body: [{ op: 'replace', path: '/fields/parent', value: 'pages/cy-c' }], headers: { 'content-type': 'application/json-patch+json' } }),
+    ]) expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: '`fields.parent` would make "pages/cy-a" its own ancestor (through its parents): a page in a cycle has no URL.' } })
+    expect(await read('pages/cy-a')).toEqual(before)
+    expect((await ctx.call('GET', `${base}?id=pages/cy-a/draft`)).status).toBe(404)
+    // Moving a page elsewhere in the tree, or under a parent whose own chain is broken, is fine.
+    expect((await ctx.call('POST', base, { body: tree('pages/cy-c', 'pages/cy-a') })).status).toBe(200)
+    expect((await ctx.call('POST', base, { body: tree('pages/cy-c', 'pages/nowhere') })).status).toBe(200)
   })
 
   test('unknown locales are named back at most five, each cut to 32 characters', async () => {

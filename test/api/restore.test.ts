@@ -183,6 +183,9 @@ test('rule 5: If-Match `*` holds when a draft exists, a list when one tag is the
   expect((await restoreWith('*')).status).toBe(200)
   const fresh = (await read(ctx, `${ID}/draft`)).body
   expect((await restoreWith(`"stale", "${cv(fresh)}"`)).status).toBe(200)
+  // A header that is no entity-tag list: 400 as an object (refused before the store), not a 409 to retry.
+  const malformed = await restoreWith('W/"x", "y')
+  expect({ status: malformed.status, body: malformed.body }).toEqual({ status: 400, body: { error: 'invalid_if_match', message: expect.stringContaining('If-Match must be') } })
 })
 
 test('rule 6: restoring never publishes: canonical change vector, body and versions unchanged', async () => {
