@@ -127,7 +127,9 @@ export function writeDocument(
         const before = kind === 'draft' ? (current && !current.deletedAt ? current : canonical) : canonical
         refuseUnknownLocales(unknown, body, before)
         refuseMisplacedFields(type, body, before)
-        if (type.urls) refuseParentCycle(tx, teamId, canonicalId, body.fields.parent)
+        // Only a new or changed parent: a page stored in a cycle before this rule stays editable.
+        const parentKept = before !== null && same(asDocument(before.body).fields?.parent, body.fields.parent)
+        if (type.urls && !parentKept) refuseParentCycle(tx, teamId, canonicalId, body.fields.parent)
         if (input.unchangedIsNoop && current && !current.deletedAt && same(stripStamp(current.body), body)) return current
         // A draft's dirty locales are those that differ from what is live. A published canonical
         // rewritten in place stays published, so it keeps carrying the stamp of its last publish

@@ -305,6 +305,12 @@ describe('bad input gets a clear 4xx and writes nothing', () => {
     // Moving a page elsewhere in the tree, or under a parent whose own chain is broken, is fine.
     expect((await ctx.call('POST', base, { body: tree('pages/cy-c', 'pages/cy-a') })).status).toBe(200)
     expect((await ctx.call('POST', base, { body: tree('pages/cy-c', 'pages/nowhere') })).status).toBe(200)
+    // A page stored in a cycle before the rule keeps its parent and stays editable; changing the parent is checked.
+    expect((await ctx.call('POST', base, { body: tree('pages/cy-c', 'pages/cy-a') })).status).toBe(200)
+    ctx.db.$client.query("UPDATE documents SET body = json_set(body, '$.fields.parent', 'pages/cy-c') WHERE team_id = ? AND id = 'pages/cy-a'").run(TEAM)
+    expect((await ctx.call('PATCH', `${base}?id=pages/cy-a`, { body: [{ op: 'replace', path: '/locales/en/title', value: 'Still editable' }], headers: { 'content-type': 'application/json-patch+json' } })).status).toBe(200)
+    expect((await ctx.call('POST', base, { body: page('pages/cy-a/draft', { en: { title: 'Draft', slug: 'cy-a' } }, { parent: 'pages/cy-c' }) })).status).toBe(200)
+    expect((await ctx.call('POST', base, { body: tree('pages/cy-a', 'pages/cy-b') })).status).toBe(400)
   })
 
   test('unknown locales are named back at most five, each cut to 32 characters', async () => {
