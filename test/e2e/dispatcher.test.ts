@@ -428,18 +428,19 @@ test('SIGTERM hands back rows claimed ahead and not yet sent: no lease left to w
 
 test('providers through the process: netlify and vercel build hooks get an empty signed body, github a repository_dispatch with its token', async () => {
   const { ctx, spawn, publish } = await setup()
-  const make = async (provider: string, target: string, options?: object) => {
+  /** A webhook of `provider` and its own receiver (the target, unless one is given). */
+  const make = async (provider: string, extra: { target?: string; options?: object } = {}) => {
     const rx = startReceiver()
     cleanup.push(() => rx.stop())
-    const res = await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: provider, provider, target: target || rx.url, ...(options ? { options } : {}) } })
+    const res = await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: provider, provider, target: rx.url, ...extra } })
     expect(res.status).toBe(201)
     return { rx, secret: res.body.secret as string, id: res.body.id as string }
   }
-  const netlify = await make('netlify', '')
-  const vercel = await make('vercel', '')
+  const netlify = await make('netlify')
+  const vercel = await make('vercel')
   // A github webhook must target api.github.com; pointed at the local receiver afterwards, as the
   // SSRF tests do, so the request the process builds and sends can be read.
-  const github = await make('github', 'https://api.github.com/repos/acme/site/dispatches', { token: 'ghp_e2eToken123', eventType: 'cms-publish' })
+  const github = await make('github', { target: 'https://api.github.com/repos/acme/site/dispatches', options: { token: 'ghp_e2eToken123', eventType: 'cms-publish' } })
   ctx.db.$client.query('UPDATE webhooks SET target = ? WHERE id = ?').run(github.rx.url, github.id)
   spawn()
   await publish('pages/providers', 'providers')
