@@ -20,6 +20,11 @@ export interface MergeInput {
    * is not live. A whole restore takes back only those of the canonical's locales the source lacks.
    */
   publishedSince: readonly string[]
+  /**
+   * Whether the canonical is live (published). When it is not, every locale of a draft is dirty
+   * (README "A document"), so a locale rule 2 takes from it is dirty too.
+   */
+  live: boolean
   /** `null`: whole-draft restore (rule 1). Otherwise the non-empty, validated list (rule 2). */
   locales: string[] | null
   /** The team's configured locales; only used to give the result a stable key order. */
@@ -34,7 +39,7 @@ const has = (locales: Locales | undefined, l: string) => !!locales && Object.pro
  * The new draft body. Per-locale objects are copied by reference, never rebuilt, so a locale
  * that is put back is JSON-identical to where it came from.
  */
-export function mergeRestore({ source, draft, canonical, publishedSince, locales, configured, draftId }: MergeInput): Document {
+export function mergeRestore({ source, draft, canonical, publishedSince, live, locales, configured, draftId }: MergeInput): Document {
   const { __dirtyLocales: _d, __publishedBy: _b, __publishedAt: _a, ...base } = source
   if (locales === null) {
     // Rule 1: every source locale overwrites; a locale published since the source was taken
@@ -55,18 +60,26 @@ export function mergeRestore({ source, draft, canonical, publishedSince, locales
   // unlisted locale the draft did not carry comes from the canonical when it is there.
   const listed = new Set(locales)
   const out: Locales = {}
+  const fromCanonical: string[] = []
+  const take = (l: string) => {
+    out[l] = canonical!.locales[l]!
+    fromCanonical.push(l)
+  }
   const universe = new Set([...configured, ...Object.keys(draft?.locales ?? {}), ...Object.keys(canonical?.locales ?? {}), ...locales])
   for (const l of universe) {
     if (listed.has(l)) {
       if (has(source.locales, l)) out[l] = source.locales[l]!
-      else if (!has(draft?.locales, l) && has(canonical?.locales, l)) out[l] = canonical!.locales[l]!
+      else if (!has(draft?.locales, l) && has(canonical?.locales, l)) take(l)
     } else if (has(draft?.locales, l)) {
       out[l] = draft!.locales[l]!
     } else if (has(canonical?.locales, l)) {
-      out[l] = canonical!.locales[l]!
+      take(l)
     }
   }
-  const dirty = new Set([...(draft?.__dirtyLocales ?? []), ...locales])
+  // Spec.md's union of the pre-restore dirty set and the listed locales; a locale taken from a
+  // canonical that is not live is not on the site either, so it is dirty like the rest of such
+  // a draft (a draft created from an unpublished document would otherwise hide its locales).
+  const dirty = new Set([...(draft?.__dirtyLocales ?? []), ...locales, ...(live ? [] : fromCanonical)])
   // Non-localizable `fields` (and the content type) always come from the source.
   return { ...base, id: draftId, locales: ordered(out, configured), __dirtyLocales: [...dirty].sort() }
 }

@@ -66,6 +66,7 @@ export function restore(db: Db, caller: Caller, cmd: RestoreCommand, opts: Resto
     draft: draft && asDocument(draft.body),
     canonical: canonical && asDocument(stripStamp(canonical.body)),
     publishedSince: state.publishedSince,
+    live: !!canonical?.published,
     locales,
     configured: state.configured,
     draftId: draftId(id),

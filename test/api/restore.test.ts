@@ -156,6 +156,22 @@ test('rule 4: without a draft, a whole restore creates it from the source', asyn
   })
 })
 
+test('rule 2 on an unpublished document: unlisted locales come from its canonical and, not being live, are dirty', async () => {
+  const { v1 } = await publishedTwice(ctx)
+  await ok(ctx.call('POST', `/content/unpublish/${TEAM}`, { body: { ids: [ID] } }))
+  await ok(ctx.call('POST', `/content/discard-draft/${TEAM}`, { body: { ids: [ID] } }))
+  expect((await read(ctx, `${ID}/draft`)).status).toBe(404)
+  const [item] = await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales: ['en'] }))
+  // de and fr are the document's own (unpublished) text: kept, and marked dirty like every
+  // locale of a draft whose canonical is not live (README "A document").
+  expect(bare(item.document)).toEqual({
+    id: `${ID}/draft`, contentType: 'page', fields: V1.fields,
+    locales: { en: V1.locales.en, de: V2.locales.de, fr: V2.locales.fr },
+    __dirtyLocales: ['de', 'en', 'fr'],
+  })
+  expect(bare((await read(ctx, `${ID}/draft`)).body)).toEqual(bare(item.document))
+})
+
 test('rule 5: a stale If-Match is refused with 409 and changes nothing', async () => {
   const { v1 } = await publishedTwice(ctx)
   const seen = await put(ctx, DRAFT)

@@ -29,6 +29,7 @@ const scenario = fc
     canonical: fc.option(doc('pages/x'), { nil: null }),
     dirty: fc.uniqueArray(fc.constantFrom(...POOL)),
     publishedSince: fc.uniqueArray(fc.constantFrom(...POOL)),
+    live: fc.boolean(),
     pick: fc.option(fc.uniqueArray(fc.nat(), { minLength: 1, maxLength: 6 }), { nil: null }),
   })
   .map(({ configured, draft, dirty, pick, ...rest }) => ({
@@ -62,7 +63,9 @@ test('locale list: listed from the source (a listed locale neither carried from 
           if (has(out.locales, l)) expect(json(out.locales[l])).toBe(json(s.canonical!.locales[l]))
         }
       }
-      expect(out.__dirtyLocales).toEqual([...new Set([...(s.draft?.__dirtyLocales ?? []), ...s.locales!])].sort())
+      // A locale taken from a canonical that is not live is dirty too (README "Restore" rule 2).
+      const fromCanonical = POOL.filter((l) => has(out.locales, l) && !has(s.draft?.locales, l) && !(listed.has(l) && has(s.source.locales, l)))
+      expect(out.__dirtyLocales).toEqual([...new Set([...(s.draft?.__dirtyLocales ?? []), ...s.locales!, ...(s.live ? [] : fromCanonical)])].sort())
       expect(json(out.fields)).toBe(json(s.source.fields))
       expect(out.contentType).toBe(s.source.contentType)
       expect(out.id).toBe('pages/x/draft')
