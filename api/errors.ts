@@ -53,8 +53,10 @@ export const batchFailure = (status: number, id: string, reason: string) =>
 /**
  * Values a client sent, named back in an error message: at most `max`, each cut to 32
  * characters, the rest counted. A message never carries a client's long strings back whole.
+ * A value that would not show (empty, or space around it) is quoted: `Unknown locale(s): "".`
  */
 export function echoList(values: readonly string[], max = 5): string {
-  const named = values.slice(0, max).map((v) => (v.length > 35 ? `${v.slice(0, 32)}...` : v))
+  const shown = (v: string) => (v === '' || v.trim() !== v ? JSON.stringify(v) : v)
+  const named = values.slice(0, max).map((v) => shown(v.length > 35 ? `${v.slice(0, 32)}...` : v))
   return named.join(', ') + (values.length > max ? ` and ${values.length - max} more` : '')
 }

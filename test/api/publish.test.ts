@@ -156,6 +156,11 @@ describe('POST /content/publish/{activeTeam}', () => {
     expect(countRevisions(ctx.db, TEAM, 'pages/ok')).toBe(before)
   })
 
+  test('an empty or space-padded locale code is named visibly in the reason', async () => {
+    const res = await publish({ ids: ['pages/ok'], locales: ['', ' en'] })
+    expect(res.body).toEqual([{ id: 'pages/ok', status: 1, reason: 'Unknown locale(s): "", " en".' }])
+  })
+
   test('a malformed body is 400 with the object shape', async () => {
     for (const body of [{}, { ids: [] }, { ids: 'pages/ok' }, { ids: ['a'], locales: [] }, '{']) {
       const res = await publish(body)
