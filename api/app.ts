@@ -210,6 +210,9 @@ export function createApp(deps: AppDeps) {
     .onRequest(({ request }) => {
       // Authenticate before parsing or validating: an anonymous caller learns nothing about bodies.
       const url = new URL(request.url)
+      // The UI page loads its document from the relative `swagger/json`: under `/swagger/` that
+      // is `/swagger/swagger/json`, a 404, and the page stays empty. One address for the page.
+      if (url.pathname === '/swagger/') return new Response(null, { status: 308, headers: { location: `/swagger${url.search}` } })
       if (!open.test(url.pathname)) {
         try {
           if (url.pathname.startsWith('/mcp/')) checkOrigin(request)

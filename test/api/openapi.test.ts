@@ -36,6 +36,15 @@ test('/swagger serves the UI, its bundle at a fixed version (not `latest`)', asy
   expect(res.text).not.toContain('@latest')
 })
 
+test('/swagger/ (trailing slash) redirects to /swagger, where the page finds its document at swagger/json', async () => {
+  const res = await ctx.call('GET', '/swagger/', { token: null })
+  expect(res.status).toBe(308)
+  expect(res.headers.get('location')).toBe('/swagger')
+  const page = await ctx.call('GET', '/swagger', { token: null })
+  expect(page.text).toContain('swagger/json')
+  expect((await ctx.call('GET', new URL('swagger/json', 'http://localhost/swagger').pathname, { token: null })).status).toBe(200)
+})
+
 test('/swagger/json is a valid OpenAPI 3.1 document, as client generators and validators read it', async () => {
   const doc = (await ctx.call('GET', '/swagger/json', { token: null })).body
   const result = await new Validator().validate(doc)
