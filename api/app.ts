@@ -89,9 +89,10 @@ const MISSING: Record<string, string> = { '/id': 'missing_id', '/documentId': 'm
 /**
  * Parameters whose invalid text has a code of its own: an id string the schema refuses (over
  * 512 characters) is `invalid_id` like any other malformed id (README "Documents"), a snapshot
- * name over 200 characters `invalid_name`; a value of the wrong JSON type stays `invalid_body`.
+ * name over 200 characters `invalid_name`, a webhook secret over 500 `invalid_secret` like a
+ * short one; a value of the wrong JSON type stays `invalid_body`.
  */
-const INVALID: Record<string, string> = { '/id': 'invalid_id', '/documentId': 'invalid_id', '/eventType': 'invalid_event_type', '/name': 'invalid_name' }
+const INVALID: Record<string, string> = { '/id': 'invalid_id', '/documentId': 'invalid_id', '/eventType': 'invalid_event_type', '/name': 'invalid_name', '/secret': 'invalid_secret' }
 
 function namedFailure(error: unknown): string | undefined {
   const { type, all } = error as { type?: string; all?: { path?: string; type?: number; value?: unknown }[] }

@@ -6,6 +6,7 @@
  */
 import { isIP } from 'node:net'
 import { lookup as dnsLookup } from 'node:dns/promises'
+import { domainToUnicode } from 'node:url'
 
 const V4_BLOCKS: [string, number, string][] = [
   ['0.0.0.0', 8, 'unspecified'],
@@ -166,9 +167,27 @@ export function checkTargetSyntax(target: string, allowPrivate: boolean): string
  */
 export function targetFormProblem(target: string): string | null {
   if (target.includes('\\')) return 'The target must not contain a backslash.'
-  if (!/^https?:\/\/[^/?#@]+(?:[/?#]|$)/i.test(target)) return 'The target must be written https://host[:port][/path].'
-  if (URL.parse(target)?.port === '0') return 'The target must not name port 0.'
+  // Unicode spaces too (no-break, line separator, BOM): the secret's rule, and a path with one is a paste accident.
+  if (/\s/.test(target)) return 'The target must not contain spaces or control characters.'
+  const written = /^https?:\/\/([^/?#@]+)(?:[/?#]|$)/i.exec(target)?.[1]
+  if (written === undefined) return 'The target must be written https://host[:port][/path].'
+  const url = URL.parse(target)
+  if (url?.port === '0') return 'The target must not name port 0.'
+  if (url && !sameHost(written.replace(/:\d*$/, ''), url.hostname)) {
+    return `The target's host must be written as it is sent to (${url.hostname}): not another spelling of it (invisible characters, percent-escapes, full-width or compatibility letters, short IP forms).`
+  }
   return null
+}
+
+/**
+ * Whether a host as written is the host a URL parser sends to: the same text but for ASCII case,
+ * or an internationalised name in Unicode (`bücher.example`, sent as `xn--bcher-kva.example`).
+ * A zero-width space, a soft hyphen, `%61`, `ℂ` or `。` are dropped or mapped by the parser
+ * (IDNA), so `exa\u200bmple.com` would be shown while `example.com` is called.
+ */
+function sameHost(written: string, parsed: string): boolean {
+  const lower = written.toLowerCase()
+  return lower === parsed || (parsed.includes('xn--') && lower === domainToUnicode(parsed))
 }
 
 /** A send-time refusal: `final` ones are never retried; a failed DNS lookup is (network error). */

@@ -48,7 +48,7 @@ export const WebhookCreate = t.Object(
     // `secretProblem`), so a refusal names the secret (`invalid_secret`), not a schema path.
     secret: t.Optional(t.String({
       maxLength: 500,
-      description: 'Empty or absent: one is generated (32 random bytes). Otherwise at least 32 characters, no whitespace.',
+      description: 'Empty or absent: one is generated (32 random bytes). Otherwise 32 to 500 characters, no whitespace (else 400 invalid_secret).',
     })),
     options: t.Optional(WebhookOptionsInput),
   },
@@ -60,7 +60,7 @@ export const WebhookPatch = t.Partial(t.Object({
   ...WebhookCreate.properties,
   secret: t.String({
     maxLength: 500,
-    description: 'A new secret (at least 32 characters, no whitespace) replaces the old one and is answered in full once. Empty or absent: the secret is kept.',
+    description: 'A new secret (32 to 500 characters, no whitespace, else 400 invalid_secret) replaces the old one and is answered in full once. Empty or absent: the secret is kept.',
   }),
   options: WebhookOptionsPatch,
 }), { additionalProperties: false, title: 'WebhookUpdate' })

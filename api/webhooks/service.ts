@@ -47,9 +47,10 @@ function checkSecret(secret: string): void {
  * The last four characters of a credential, but only of one long enough that they give little
  * away: the last four of a 5-character secret would be most of it (spec.md: never shown again).
  * Secrets stored before the length rule, and provider tokens under 16 characters (a real GitHub
- * token has 40+), show nothing.
+ * token has 40+), show nothing. Four characters, not UTF-16 units: an emoji is never cut in half
+ * (a lone surrogate is no text a strict JSON decoder takes).
  */
-const last4 = (s: string, minLength: number) => (s.length >= minLength ? s.slice(-4) : '')
+const last4 = (s: string, minLength: number) => (s.length >= minLength ? [...s.slice(-8)].slice(-4).join('') : '')
 const MIN_TOKEN_SHOWN = 16
 
 /** A stored webhook as management endpoints show it: no secret, no token. */

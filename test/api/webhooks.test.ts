@@ -91,6 +91,19 @@ test('a label with a lone surrogate is 400 invalid_body on create and update (it
   expect((await ctx.call('GET', `${base}/${hook.id}`, { token: TOKENS.webhooks })).body.label).toBe('Fine ünïcødé 🚀')
 })
 
+test('secretLast4 is the last four characters, never half an emoji', async () => {
+  const secret = `${'Z'.repeat(33)}\u{1F680}abc`
+  const hook = await create({ label: 'Emoji', provider: 'custom', target: rx.url, secret })
+  expect({ status: hook.status, secretLast4: hook.body.secretLast4 }).toEqual({ status: 201, secretLast4: '\u{1F680}abc' })
+  expect((await ctx.call('GET', `${base}/${hook.body.id}`, { token: TOKENS.webhooks })).body.secretLast4).toBe('\u{1F680}abc')
+})
+
+test('a secret over 500 characters is invalid_secret like a short one, not a schema error', async () => {
+  const res = await create({ label: 'Long', provider: 'custom', target: rx.url, secret: 'a'.repeat(501) })
+  expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_secret' })
+  expect((await create({ label: 'Typed', provider: 'custom', target: rx.url, secret: 42 })).body.error).toBe('invalid_body')
+})
+
 test('a secret with a lone surrogate or a control character is invalid_secret (it would be stored as another key)', async () => {
   for (const secret of ['\ud800'.repeat(32), '\u0000'.repeat(32), `${OWN}\u0007`]) {
     const res = await create({ label: 'Odd', provider: 'custom', target: rx.url, secret })
@@ -100,7 +113,7 @@ test('a secret with a lone surrogate or a control character is invalid_secret (i
 })
 
 test('a target with spaces or control characters, a label with control characters and a github target with dot segments are refused', async () => {
-  for (const target of [`${rx.url}\u0000`, `${rx.url}/a\tb`, ` ${rx.url}`, `${rx.url}/\ud800`]) {
+  for (const target of [`${rx.url}\u0000`, `${rx.url}/a\tb`, ` ${rx.url}`, `${rx.url}/\ud800`, `${rx.url}/p/\u00a0`, `${rx.url}/a\u2028b`, `${rx.url}/\ufeff`]) {
     const res = await create({ label: 'x', provider: 'custom', target })
     expect({ target, status: res.status, error: res.body.error }).toEqual({ target, status: 400, error: 'invalid_target' })
   }
@@ -153,7 +166,15 @@ test('a target is written the one way every URL parser reads alike: no backslash
     const res = await create({ label: 'x', provider: 'custom', target })
     expect({ target, status: res.status, error: res.body.error }).toEqual({ target, status: 400, error: 'invalid_target' })
   }
-  for (const target of ['HTTPS://EXAMPLE.COM/', 'https://example.com', 'https://example.com?x=1', 'https://example.com#f', 'https://[2001:db8::1]:8443/x', 'https://b\u00fccher.example/hook']) {
+  // A host the URL parser reads as another: shown as written, it would be sent to example.com (or localhost).
+  const spellings = ['https://exa\u200bmple.com/', 'https://exa\u00admple.com/', 'https://ex\u034fample.com/', 'https://EXAMPLE.\u2102OM/',
+    'https://\ufb00.example.com/', 'https://example.com\u3002/', 'https://ex%61mple.com/', 'https://b\u00fc\u200bcher.example/', `http://local\u200bhost:${rx.port}/x`, `http://127.1:${rx.port}/x`]
+  for (const target of spellings) {
+    const res = await create({ label: 'x', provider: 'custom', target })
+    expect({ target, status: res.status, error: res.body.error }).toEqual({ target, status: 400, error: 'invalid_target' })
+  }
+  expect((await create({ label: 'x', provider: 'custom', target: 'https://ex%61mple.com/' })).body.message).toContain('(example.com)')
+  for (const target of ['HTTPS://EXAMPLE.COM/', 'https://example.com', 'https://example.com?x=1', 'https://example.com#f', 'https://[2001:db8::1]:8443/x', 'https://b\u00fccher.example/hook', 'https://B\u00dcCHER.example/', 'https://xn--bcher-kva.example/', 'https://example.com./']) {
     const res = await create({ label: 'x', provider: 'custom', target })
     expect({ target, status: res.status, stored: res.body.target }).toEqual({ target, status: 201, stored: target })
   }
