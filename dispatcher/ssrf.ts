@@ -7,6 +7,7 @@
 import { isIP } from 'node:net'
 import { lookup as dnsLookup } from 'node:dns/promises'
 import { domainToUnicode } from 'node:url'
+import { echoList } from '../api/errors'
 
 const V4_BLOCKS: [string, number, string][] = [
   ['0.0.0.0', 8, 'unspecified'],
@@ -174,18 +175,21 @@ export function targetFormProblem(target: string): string | null {
   const url = URL.parse(target)
   if (url?.port === '0') return 'The target must not name port 0.'
   if (url && !sameHost(written.replace(/:\d*$/, ''), url.hostname)) {
-    return `The target's host must be written as it is sent to (${url.hostname}): not another spelling of it (invisible characters, percent-escapes, full-width or compatibility letters, short IP forms).`
+    return `The target's host must be written as it is sent to (${echoList([url.hostname])}): not another spelling of it (invisible characters, percent-escapes, full-width or compatibility letters, short IP forms).`
   }
   return null
 }
 
 /**
- * Whether a host as written is the host a URL parser sends to: the same text but for ASCII case,
+ * Whether a host as written is the host a URL parser sends to: the same text but for letter case,
  * or an internationalised name in Unicode (`bücher.example`, sent as `xn--bcher-kva.example`).
  * A zero-width space, a soft hyphen, `%61`, `ℂ` or `。` are dropped or mapped by the parser
- * (IDNA), so `exa\u200bmple.com` would be shown while `example.com` is called.
+ * (IDNA), so `exa\u200bmple.com` would be shown while `example.com` is called. A non-ASCII
+ * letter whose lower case is ASCII (the Kelvin sign `K`, `İ`) is another spelling too.
  */
 function sameHost(written: string, parsed: string): boolean {
+  const chars = [...written]
+  if (chars.some((c) => c > '\x7f' && /[\x00-\x7f]/.test(c.toLowerCase()))) return false
   const lower = written.toLowerCase()
   return lower === parsed || (parsed.includes('xn--') && lower === domainToUnicode(parsed))
 }

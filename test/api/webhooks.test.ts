@@ -168,7 +168,7 @@ test('a target is written the one way every URL parser reads alike: no backslash
   }
   // A host the URL parser reads as another: shown as written, it would be sent to example.com (or localhost).
   const spellings = ['https://exa\u200bmple.com/', 'https://exa\u00admple.com/', 'https://ex\u034fample.com/', 'https://EXAMPLE.\u2102OM/',
-    'https://\ufb00.example.com/', 'https://example.com\u3002/', 'https://ex%61mple.com/', 'https://b\u00fc\u200bcher.example/', `http://local\u200bhost:${rx.port}/x`, `http://127.1:${rx.port}/x`]
+    'https://\ufb00.example.com/', 'https://example.com\u3002/', 'https://ex%61mple.com/', 'https://b\u00fc\u200bcher.example/', `http://local\u200bhost:${rx.port}/x`, `http://127.1:${rx.port}/x`, 'https://\u212Aexample.com/', 'https://\u0130nfo.example/']
   for (const target of spellings) {
     const res = await create({ label: 'x', provider: 'custom', target })
     expect({ target, status: res.status, error: res.body.error }).toEqual({ target, status: 400, error: 'invalid_target' })
