@@ -7,7 +7,8 @@
 import { Type as t, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { Db } from '../db/client'
-import { contentTypes, memberships, teams, users } from '../db/schema'
+import { eq } from 'drizzle-orm'
+import { memberships, teams, users } from '../db/schema'
 import { hashToken, CAPABILITIES } from '../api/auth'
 import { stripStamp } from '../api/content/document'
 import { writeDocument, loadLive } from '../api/content/service'
@@ -15,9 +16,9 @@ import { AppError } from '../api/errors'
 import { bodyProblem, MAX_BODY_DEPTH } from '../api/body'
 import { DEFAULT_MAX_BODY_BYTES } from '../api/config'
 import { publishBatch } from '../api/publish/service'
-import { getContentType, getTeam, hasAnyTeam } from '../api/teams/service'
+import { getTeam, hasAnyTeam } from '../api/teams/service'
+import { localesProblem, writeContentType, writeLocales } from '../api/teams/settings'
 import { ContentTypeField, ContentTypeName, fieldsProblem, LocaleCode } from '../api/teams/model'
-import { isSiteVisibleChange } from '../api/teams/site-visible'
 import { recordSiteChange } from '../api/webhooks/events'
 import type { Metrics } from '../api/metrics'
 import type { DocumentRow } from '../db/schema'
@@ -79,7 +80,8 @@ export function checkSeedFile(input: unknown, opts: SeedOptions = {}): asserts i
   }
   refuseRepeats(input)
   for (const team of input.teams) {
-    if (!team.locales.includes(team.defaultLocale)) throw new Error(`Team ${team.id}: defaultLocale must be one of locales`)
+    const locales = localesProblem(team)
+    if (locales) throw new Error(`Team ${team.id}: ${locales}`)
     for (const type of team.contentTypes ?? []) {
       const problem = fieldsProblem(type.fields)
       if (problem) throw new Error(`Team ${team.id}, content type ${type.name}: ${problem}`)
@@ -137,22 +139,20 @@ function apply(db: Db, metrics: Metrics | null, input: SeedFile) {
   const report = { teams: 0, documents: 0, published: 0 }
   for (const team of input.teams) {
     db.transaction((tx) => {
-      // An existing team's languages or templates changed by a seed are site changes, as through
-      // the settings routes (api/teams/settings.ts); a new team has no site to tell yet.
+      // An existing team's languages or templates change as through the settings routes
+      // (api/teams/settings.ts: fallbacks naming a removed locale go, a type's documents move with
+      // its collection, a site change for what the site can see); a new team has no site to tell yet.
       const existing = getTeam(tx, team.id)
-      const siteChange = (status: 'locales' | 'template') => {
-        if (existing) recordSiteChange(tx, { teamId: team.id, status, userId: CLI_USER })
+      const actor = { teamId: team.id, userId: CLI_USER }
+      if (existing) {
+        tx.update(teams).set({ workspaceId: team.workspaceId }).where(eq(teams.id, team.id)).run()
+        writeLocales(tx, actor, team)
+      } else {
+        tx.insert(teams).values({ id: team.id, workspaceId: team.workspaceId, locales: team.locales, defaultLocale: team.defaultLocale, createdAt: new Date().toISOString() }).run()
       }
-      const row = { id: team.id, workspaceId: team.workspaceId, locales: team.locales, defaultLocale: team.defaultLocale }
-      tx.insert(teams).values({ ...row, createdAt: new Date().toISOString() }).onConflictDoUpdate({ target: teams.id, set: row }).run()
-      if (existing && JSON.stringify([existing.locales, existing.defaultLocale]) !== JSON.stringify([team.locales, team.defaultLocale])) siteChange('locales')
       let templateChanged = false
-      for (const type of team.contentTypes ?? []) {
-        const values = { teamId: team.id, name: type.name, collection: type.collection, urls: type.urls ?? false, definition: type }
-        templateChanged ||= isSiteVisibleChange(getContentType(tx, team.id, type.name)?.definition ?? null, type)
-        tx.insert(contentTypes).values(values).onConflictDoUpdate({ target: [contentTypes.teamId, contentTypes.name], set: values }).run()
-      }
-      if (templateChanged) siteChange('template')
+      for (const type of team.contentTypes ?? []) templateChanged = writeContentType(tx, team.id, type.name, type) || templateChanged
+      if (existing && templateChanged) recordSiteChange(tx, { teamId: team.id, status: 'template', userId: CLI_USER })
       for (const user of [...(team.users ?? []), { id: CLI_USER, token: null, capabilities: [...CAPABILITIES] }]) {
         const tokenHash = user.token ? hashToken(user.token) : `none:${user.id}`
         tx.insert(users).values({ id: user.id, tokenHash }).onConflictDoUpdate({ target: users.id, set: { tokenHash } }).run()

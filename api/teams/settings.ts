@@ -4,7 +4,7 @@
  * A PUT that changes nothing records nothing.
  */
 import { and, eq, ne, sql } from 'drizzle-orm'
-import type { Conn, Db } from '../../db/client'
+import type { Conn, Db, Tx } from '../../db/client'
 import { nextChangeVector } from '../../db/store'
 import { contentTypes, documents, teams } from '../../db/schema'
 import { badRequest, echoList, notFound } from '../errors'
@@ -60,20 +60,32 @@ export function readContentIndex(db: Db, teamId: string) {
   return { definition: (team.contentIndex ?? null) as Record<string, unknown> | null, indexGeneration: team.indexGeneration, indexedGeneration: team.indexedGeneration }
 }
 
-export function setLocales(db: Db, a: Actor, input: { locales: string[]; defaultLocale: string }) {
+/** Why a locales setting cannot be taken, or null. Shared with the seed command (cli/seed.ts). */
+export function localesProblem(input: { locales: string[]; defaultLocale: string }): string | null {
   // Tags are case-insensitive (BCP 47): `en` and `EN` are one language, not two.
-  if (new Set(input.locales.map((l) => l.toLowerCase())).size !== input.locales.length) throw badRequest('invalid_body', 'Locales must be unique (ignoring case).')
-  if (!input.locales.includes(input.defaultLocale)) throw badRequest('invalid_body', '`defaultLocale` must be one of `locales`.')
-  return db.transaction((tx) => {
-    const team = requireTeam(tx, a.teamId)
-    // Fallbacks that name a removed locale go with it.
-    const fallbacks = Object.fromEntries(Object.entries(team.fallbacks).filter(([k, v]) => input.locales.includes(k) && input.locales.includes(v)))
-    const next = { locales: input.locales, defaultLocale: input.defaultLocale, fallbacks }
-    if (JSON.stringify(settingsOf(team)) === JSON.stringify(next)) return next
-    tx.update(teams).set(next).where(eq(teams.id, a.teamId)).run()
-    recordSiteChange(tx, { teamId: a.teamId, status: 'locales', userId: a.userId })
-    return next
-  }, { behavior: 'immediate' })
+  if (new Set(input.locales.map((l) => l.toLowerCase())).size !== input.locales.length) return 'Locales must be unique (ignoring case).'
+  if (!input.locales.includes(input.defaultLocale)) return '`defaultLocale` must be one of `locales`.'
+  return null
+}
+
+/**
+ * Writes a team's locales inside `tx` (the team exists, `localesProblem` passed): fallbacks that
+ * name a removed locale go with it, and a site change is recorded when anything changed.
+ */
+export function writeLocales(tx: Tx, a: Actor, input: { locales: string[]; defaultLocale: string }) {
+  const team = requireTeam(tx, a.teamId)
+  const fallbacks = Object.fromEntries(Object.entries(team.fallbacks).filter(([k, v]) => input.locales.includes(k) && input.locales.includes(v)))
+  const next = { locales: input.locales, defaultLocale: input.defaultLocale, fallbacks }
+  if (JSON.stringify(settingsOf(team)) === JSON.stringify(next)) return next
+  tx.update(teams).set(next).where(eq(teams.id, a.teamId)).run()
+  recordSiteChange(tx, { teamId: a.teamId, status: 'locales', userId: a.userId })
+  return next
+}
+
+export function setLocales(db: Db, a: Actor, input: { locales: string[]; defaultLocale: string }) {
+  const problem = localesProblem(input)
+  if (problem) throw badRequest('invalid_body', problem)
+  return db.transaction((tx) => writeLocales(tx, a, input), { behavior: 'immediate' })
 }
 
 export function setLocalization(db: Db, a: Actor, input: { fallbacks: Record<string, string> }) {
@@ -101,25 +113,36 @@ export function setLocalization(db: Db, a: Actor, input: { fallbacks: Record<str
 }
 
 /** Creates or replaces a content type; `template` only for a change the site can see. */
-export function putContentType(db: Db, a: Actor, name: string, input: Record<string, unknown> & { collection: string; urls?: boolean; fields: { name: string }[] }) {
+export function putContentType(db: Db, a: Actor, name: string, input: ContentTypeBody) {
   if (input.name !== undefined && input.name !== name) throw badRequest('invalid_body', 'The body `name` must match the path.')
   const problem = fieldsProblem(input.fields)
   if (problem) throw badRequest('invalid_body', problem)
-  const definition = { ...input, name }
   return db.transaction((tx) => {
     requireTeam(tx, a.teamId)
-    const current = getContentType(tx, a.teamId, name)
-    const values = { teamId: a.teamId, name, collection: input.collection, urls: input.urls ?? false, definition }
-    tx.insert(contentTypes).values(values).onConflictDoUpdate({ target: [contentTypes.teamId, contentTypes.name], set: values }).run()
-    // The type's documents move with it: their stored collection is what lists and events name.
-    // Each gets a new change vector: `@collection` is part of what a read answers, so a client
-    // holding the old copy (If-None-Match) must not be told it is current.
-    if (current && current.collection !== values.collection) moveCollection(tx, a.teamId, name, values.collection)
-    // `urls` left out means false (README "site.changed"): leaving it out of a type without URLs changes nothing.
-    const visible = isSiteVisibleChange(current && { ...current.definition, urls: current.urls }, { ...definition, urls: values.urls })
+    const visible = writeContentType(tx, a.teamId, name, input)
     if (visible) recordSiteChange(tx, { teamId: a.teamId, status: 'template', userId: a.userId })
-    return { definition, siteChanged: visible }
+    return { definition: { ...input, name }, siteChanged: visible }
   }, { behavior: 'immediate' })
+}
+
+type ContentTypeBody = Record<string, unknown> & { collection: string; urls?: boolean; fields: { name: string }[] }
+
+/**
+ * Creates or replaces content type `name` inside `tx` (its fields checked): the type's documents
+ * move with a new collection. Returns whether the site can see the change; the caller records it.
+ * Shared with the seed command (cli/seed.ts).
+ */
+export function writeContentType(tx: Conn, teamId: string, name: string, input: ContentTypeBody): boolean {
+  const definition = { ...input, name }
+  const current = getContentType(tx, teamId, name)
+  const values = { teamId, name, collection: input.collection, urls: input.urls ?? false, definition }
+  tx.insert(contentTypes).values(values).onConflictDoUpdate({ target: [contentTypes.teamId, contentTypes.name], set: values }).run()
+  // The type's documents move with it: their stored collection is what lists and events name.
+  // Each gets a new change vector: `@collection` is part of what a read answers, so a client
+  // holding the old copy (If-None-Match) must not be told it is current.
+  if (current && current.collection !== values.collection) moveCollection(tx, teamId, name, values.collection)
+  // `urls` left out means false (README "site.changed"): leaving it out of a type without URLs changes nothing.
+  return isSiteVisibleChange(current && { ...current.definition, urls: current.urls }, { ...definition, urls: values.urls })
 }
 
 /** Moves every document of content type `name` (siblings too, activity documents not) to `collection`. */

@@ -8,6 +8,7 @@ import { createApp } from '../../api/app'
 import { loadConfig } from '../../api/config'
 import { createLogger } from '../../api/log'
 import { createMetrics } from '../../api/metrics'
+import { putContentType, readLocales, readLocalization, setLocalization } from '../../api/teams/settings'
 import { makeTestDir, testSeed, TOKENS } from '../helpers'
 
 const dir = makeTestDir('seed-test-')
@@ -118,6 +119,48 @@ test('a seed that changes an existing team\'s languages or templates records sit
   ])
   expect(runSeed(file, path).code).toBe(0)
   expect(changes()).toHaveLength(2)
+})
+
+test('a seed changes languages and templates as the settings routes do: fallbacks naming a removed locale go, documents move with a new collection, urls:false spelled out is no change, en and EN are one locale', () => {
+  const file = join(dir, 'settings-seed.json')
+  const seed = testSeed() as any
+  seed.teams[0].documents.push({ id: 'products/p1', contentType: 'product', fields: { sku: 'A1' }, locales: { en: { name: 'P' } } })
+  writeFileSync(file, JSON.stringify(seed))
+  const path = join(dir, 'settings-seed.db')
+  expect(runSeed(file, path).code).toBe(0)
+  const db = openDb(path)
+  try {
+    const cli = { teamId: 'acme', userId: 'cli' }
+    setLocalization(db, cli, { fallbacks: { de: 'fr', fr: 'en' } })
+    putContentType(db, cli, 'note', { collection: 'notes', fields: [] }) // stored without `urls`
+    const changes = () => db.$client.query('SELECT status FROM site_changes ORDER BY id').all().map((r: any) => r.status)
+    const before = changes()
+
+    // The same type with `urls: false` spelled out: what a PUT of it would store, no site change.
+    seed.teams[0].contentTypes.push({ name: 'note', collection: 'notes', fields: [], urls: false })
+    writeFileSync(file, JSON.stringify(seed))
+    expect(runSeed(file, path).code).toBe(0)
+    expect(changes()).toEqual(before)
+
+    // French goes, and products move to a new collection.
+    seed.teams[0].locales = ['en', 'de']
+    seed.teams[0].contentTypes[1].collection = 'goods'
+    writeFileSync(file, JSON.stringify(seed))
+    expect(runSeed(file, path).code).toBe(0)
+    expect(readLocalization(db, 'acme')).toEqual({ fallbacks: {} })
+    expect(changes()).toEqual([...before, 'locales', 'template'])
+    const moved = db.$client.query("SELECT collection FROM documents WHERE team_id = 'acme' AND id = 'products/p1'").get() as { collection: string }
+    expect(moved.collection).toBe('goods')
+
+    seed.teams[0].locales = ['en', 'EN']
+    writeFileSync(file, JSON.stringify(seed))
+    const refused = runSeed(file, path)
+    expect(refused.code).not.toBe(0)
+    expect(refused.err).toContain('Locales must be unique (ignoring case).')
+    expect(readLocales(db, 'acme').locales).toEqual(['en', 'de'])
+  } finally {
+    db.$client.close()
+  }
 })
 
 test('a seed publishes a parent before a child listed first, so the child event names its path', () => {
