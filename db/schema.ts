@@ -134,7 +134,9 @@ export const schedules = sqliteTable(
     documentId: text('document_id').notNull(),
     publishAt: integer('publish_at').notNull(),
     scheduledBy: text('scheduled_by').notNull(),
+    /** Unused since schedules are no longer leased (api/publish/scheduled.ts); kept, always null, to spare a migration. */
     leaseToken: text('lease_token'),
+    /** After a failed publish: not tried again before this time (ms); cleared by a new schedule. */
     leaseExpiresAt: integer('lease_expires_at'),
   },
   (t) => [primaryKey({ columns: [t.teamId, t.documentId] }), index('schedules_due').on(t.publishAt)],

@@ -417,7 +417,8 @@ export function createDispatcher(deps: DispatcherDeps) {
       safely('checkpoint', () => checkpoint(deps.db))
     }
     safely('scheduled publishes', () => {
-      for (const item of runDueSchedules(deps.db, deps.metrics, at, lockFree)) {
+      const failed = (s: { documentId: string; teamId: string }, err: unknown) => deps.log.error({ err, teamId: s.teamId, documentId: s.documentId }, 'scheduled publish failed; tried again in a minute')
+      for (const item of runDueSchedules(deps.db, deps.metrics, at, lockFree, failed)) {
         deps.log.info({ documentId: item.id, status: item.status, ...(item.status === 1 ? { reason: item.reason } : {}) }, 'scheduled publish')
       }
     })

@@ -121,12 +121,22 @@ function copy(tx: Tx, teamId: string, id: string, source: DocumentRow | null): D
   return present(saveDoc(tx, { teamId, id: copyId, canonicalId: copyId, kind: 'canonical', collection: source.collection, body, published: false, archived: false, expect: null }))
 }
 
-/** Removes the draft; refuses when there is none (or no document at all). */
+/**
+ * Removes the draft; refuses when there is none (or no document at all), and when the draft is
+ * all there is of a document with a pending schedule: without it the document would not exist
+ * (no history, no delete) while its schedule still published it.
+ */
 function discardDraft(tx: Tx, teamId: string, id: string): undefined {
+  if (!loadLive(tx, teamId, id) && loadLive(tx, teamId, draftId(id)) && hasSchedule(tx, teamId, id)) {
+    throw new Refusal('The document has only a draft and a scheduled publish: unschedule it first, or delete the document.')
+  }
   if (deleteDoc(tx, teamId, draftId(id))) return undefined
   requireCanonical(tx, teamId, id)
   throw new Refusal('There is no draft to discard.')
 }
+
+const hasSchedule = (tx: Tx, teamId: string, id: string) =>
+  tx.select({ id: schedules.documentId }).from(schedules).where(and(eq(schedules.teamId, teamId), eq(schedules.documentId, id))).get() !== undefined
 
 /** Removes `<id>/scheduled` and its schedule; false when there was neither. */
 function dropSchedule(tx: Tx, teamId: string, id: string): boolean {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestContext, enc, TEAM, TOKENS, type TestContext } from '../helpers'
 import { countRevisions } from '../../db/store'
-import { claimDueSchedules } from '../../api/publish/scheduled'
+import { dueSchedules } from '../../api/publish/scheduled'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })
@@ -654,6 +654,18 @@ describe('a document that so far only has a draft', () => {
     expect((await ctx.call('GET', `${base}?id=pages/dr2/draft`)).status).toBe(404)
   })
 
+  test('discard-draft refuses to leave a pending schedule without its document (it would still publish, unseen by history and out of reach of delete); unschedule first, then it discards', async () => {
+    await ctx.call('POST', base, { body: page('pages/ghost/draft') })
+    const publishAt = new Date(Date.now() + 3_600_000).toISOString()
+    expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/ghost', publishAt } })).status).toBe(201)
+    const refused = await ctx.call('POST', `/content/discard-draft/${TEAM}`, { body: { ids: ['pages/ghost'] } })
+    expect(refused.body).toEqual([{ id: 'pages/ghost', status: 1, reason: 'The document has only a draft and a scheduled publish: unschedule it first, or delete the document.' }])
+    expect((await ctx.call('GET', `/content/history/${TEAM}?id=pages/ghost`)).body.scheduled).toMatchObject({ id: 'pages/ghost/scheduled', publishAt })
+    expect((await ctx.call('POST', `/content/unschedule/${TEAM}`, { body: { ids: ['pages/ghost'] } })).body).toEqual([{ id: 'pages/ghost', status: 0 }])
+    expect((await ctx.call('POST', `/content/discard-draft/${TEAM}`, { body: { ids: ['pages/ghost'] } })).body).toEqual([{ id: 'pages/ghost', status: 0 }])
+    expect(dueSchedules(ctx.db, Date.now() + 7_200_000).filter((s) => s.documentId === 'pages/ghost')).toEqual([])
+  })
+
   test('publishAt is RFC 3339 with its offset: a local time or a prose date is 400 invalid_body and schedules nothing', async () => {
     await ctx.call('POST', base, { body: page('pages/tz/draft') })
     for (const publishAt of ['2099-01-01T09:00:00', 'Jan 1 2099', '2099-01-01 09:00:00Z']) {
@@ -706,7 +718,7 @@ describe('a document that so far only has a draft', () => {
     expect((await ctx.call('GET', `${base}?id=pages/us/scheduled`)).status).toBe(404)
     expect((await read('pages/us/draft')).locales).toEqual(page('pages/us/draft').locales)
     expect((await ctx.call('GET', `/content/history/${TEAM}?id=pages/us`)).body.scheduled).toBeNull()
-    expect(claimDueSchedules(ctx.db, Date.now() + 7_200_000).schedules.filter((s) => s.documentId === 'pages/us')).toEqual([]) // the dispatcher finds nothing to publish
+    expect(dueSchedules(ctx.db, Date.now() + 7_200_000).filter((s) => s.documentId === 'pages/us')).toEqual([]) // the dispatcher finds nothing to publish
   })
 
   test('archive cancels a pending scheduled publish (it would put the document back on the site); unpublish keeps it', async () => {

@@ -6,7 +6,7 @@ import { samplePayload } from '../../api/webhooks/deliveries'
 import { startReceiver, type TestReceiver } from '../receiver'
 import { createDispatcher } from '../../dispatcher/loop'
 import { claimDue, completeAttempt, completeAttempts } from '../../dispatcher/claim'
-import { claimDueSchedules, publishClaimed } from '../../api/publish/scheduled'
+import { dueSchedules, publishDue } from '../../api/publish/scheduled'
 import { createLogger } from '../../api/log'
 import { verifySignature } from '../../receiver'
 
@@ -301,18 +301,18 @@ test('schedules due together publish a page after its parent, so the child\'s ev
   ])
 })
 
-test('a schedule replaced between its claim and its publish is not published early, then once at its new time', async () => {
+test('a schedule replaced between the read of due schedules and its publish is not published early, then once at its new time', async () => {
   await publish(page('pages/r', 'pages/home', { en: { title: 'R1', slug: 'r' } }))
   const schedule = async (title: string, at: number) => {
     await ctx.call('POST', `/content/${TEAM}`, { body: page('pages/r/draft', 'pages/home', { en: { title, slug: 'r' } }) })
     expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/r', publishAt: new Date(at).toISOString() } })).status).toBe(201)
   }
   await schedule('R2', clock + 60_000)
-  // The dispatcher claims it; before its publish transaction, an editor reschedules with new content.
-  const claim = claimDueSchedules(ctx.db, clock + 60_000)
-  expect(claim.schedules.map((s) => s.documentId)).toEqual(['pages/r'])
+  // The dispatcher reads it as due; before its publish transaction, an editor reschedules with new content.
+  const due = dueSchedules(ctx.db, clock + 60_000)
+  expect(due.map((s) => s.documentId)).toEqual(['pages/r'])
   await schedule('R3', clock + 120_000)
-  expect(publishClaimed(ctx.db, null, claim.schedules[0]!, claim.token, clock + 60_000)).toBeNull()
+  expect(publishDue(ctx.db, null, due[0]!, clock + 60_000)).toBeNull()
   const live = async () => {
     const res = await ctx.call('GET', `/content/versions/${TEAM}?id=pages/r`)
     return { title: (await ctx.call('GET', `/content/${TEAM}?id=pages/r`)).body.locales.en.title, versions: res.body.rows.length }

@@ -49,3 +49,36 @@ test('a scheduled publish run by the dispatcher shows on the api /metrics as out
   expect(await workerSeries()).toContain('service_worker_publish_revisions{outcome="ok"} 1')
   expect(await workerSeries()).toContain('service_worker_publish_revisions{outcome="error"} 0')
 })
+
+test('a scheduled publish that fails holds back only itself: the others due at that poll are published, it is counted error and tried again after a minute', async () => {
+  const now = Date.now()
+  for (const id of ['pages/sa', 'pages/sb', 'pages/sc']) await schedule(id, now)
+  // The file refuses pages/sb's revision (a full disk, say): its publish rolls back whole.
+  ctx.db.$client.run(`CREATE TRIGGER refuse_sb BEFORE INSERT ON revisions WHEN NEW.document_id = 'pages/sb' BEGIN SELECT RAISE(ABORT, 'disk says no'); END`)
+  const errors: string[] = []
+  const log = createLogger('error', 'test', { write: (line: string) => { errors.push(JSON.parse(line).documentId) } })
+  const d = createDispatcher({ db: ctx.db, log, metrics: createMetrics(), pollMs: 50, allowPrivateTargets: true })
+  const live = async () => {
+    const out: Record<string, boolean> = {}
+    for (const id of ['pages/sa', 'pages/sb', 'pages/sc']) out[id] = (await ctx.call('GET', `/content/${TEAM}?id=${id}`)).status === 200
+    return out
+  }
+  await d.runOnce(now)
+  expect(await live()).toEqual({ 'pages/sa': true, 'pages/sb': false, 'pages/sc': true })
+  expect(errors).toEqual(['pages/sb'])
+  expect(await workerSeries()).toEqual([
+    'service_worker_publish_revisions{outcome="ok"} 2',
+    'service_worker_publish_revisions{outcome="superseded"} 0',
+    'service_worker_publish_revisions{outcome="error"} 1',
+  ])
+  // Not tried at every poll while it keeps failing; tried again a minute later, and then published.
+  await d.runOnce(now + 1000)
+  expect(errors).toEqual(['pages/sb'])
+  ctx.db.$client.run('DROP TRIGGER refuse_sb')
+  await d.runOnce(now + 30_000)
+  expect((await live())['pages/sb']).toBe(false)
+  await d.runOnce(now + 61_000)
+  expect(await live()).toEqual({ 'pages/sa': true, 'pages/sb': true, 'pages/sc': true })
+  expect(await workerSeries()).toContain('service_worker_publish_revisions{outcome="ok"} 3')
+  expect(ctx.db.$client.query('SELECT COUNT(*) AS n FROM schedules').get()).toEqual({ n: 0 })
+})

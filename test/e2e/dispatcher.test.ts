@@ -262,6 +262,36 @@ test('a scheduled publish by the dispatcher process shows on the api /metrics as
   ])
 })
 
+test('kill -9 in the middle of the scheduled publishes due at one poll, restart: the rest are published at once (nothing held by a lease), each once, and every event arrives', async () => {
+  const { ctx, rx, spawn } = await setup()
+  const ids = Array.from({ length: 20 }, (_, i) => `pages/k${String(i).padStart(2, '0')}`)
+  const publishAt = new Date(Date.now() + 200).toISOString()
+  for (const id of ids) {
+    const doc = { id: `${id}/draft`, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: id, slug: id.slice(6) } } }
+    expect((await ctx.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
+    expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id, publishAt } })).status).toBe(201)
+  }
+  // Each publish made slow (a join of 700 x 700 rows per revision) so the kill lands mid-run.
+  ctx.db.$client.run('CREATE TABLE slow (x INTEGER)')
+  ctx.db.$client.run('INSERT INTO slow SELECT value FROM json_each(?)', [JSON.stringify(Array.from({ length: 700 }, (_, i) => i))])
+  ctx.db.$client.run('CREATE TRIGGER slow_revision AFTER INSERT ON revisions BEGIN SELECT COUNT(*) FROM slow a, slow b; END')
+  const versions = () => ctx.db.$client.query("SELECT document_id AS id, COUNT(*) AS n FROM revisions WHERE document_id LIKE 'pages/k%' GROUP BY document_id").all() as { id: string; n: number }[]
+  const first = spawn()
+  await waitFor(() => versions().length > 0, 10_000, 'the first scheduled publish')
+  first.kill('SIGKILL')
+  await first.exited
+  const left = (ctx.db.$client.query('SELECT COUNT(*) AS n FROM schedules').get() as { n: number }).n
+  expect(left).toBeGreaterThan(0)
+  ctx.db.$client.run('DROP TRIGGER slow_revision')
+  const restartedAt = performance.now()
+  spawn()
+  await waitFor(() => (ctx.db.$client.query('SELECT COUNT(*) AS n FROM schedules').get() as { n: number }).n === 0, 10_000, 'the rest published after the restart')
+  expect(performance.now() - restartedAt).toBeLessThan(5000)
+  expect(versions()).toEqual(ids.map((id) => ({ id, n: 1 })))
+  await waitFor(() => new Set(rx.requests.map((r) => JSON.parse(r.body).documentId)).size === ids.length, 10_000, 'every event')
+  expect([...new Set(rx.requests.map((r) => JSON.parse(r.body).documentId))].sort()).toEqual(ids)
+})
+
 test('SIGTERM waits for the send in flight and records it before exiting', async () => {
   const { ctx, rx, spawn, publish, attempts } = await setup({ answers: [{ status: 200, delayMs: 700 }], env: { WEBHOOK_TIMEOUT_MS: '5000', DISPATCHER_LEASE_MS: '5500' } })
   const p = spawn()
