@@ -98,23 +98,26 @@ export function writeDocument(
   },
 ): DocumentRow {
   const { teamId, userId } = input
-  const team = getTeam(db, teamId)
-  if (!team) throw notFound('Team not found.')
   const { kind, canonicalId } = parseId(input.doc.id)
   if ((kind !== 'canonical' && kind !== 'draft') || !isValidCanonicalId(canonicalId)) throw invalidId()
-  const type = getContentType(db, teamId, input.doc.contentType)
-  if (!type) throw badRequest('unknown_content_type', `Unknown content type: ${echoList([String(input.doc.contentType)])}.`)
-  const clean = stripStamp(input.doc)
-  const body: Document = { ...clean, id: input.doc.id, contentType: type.name, fields: clean.fields ?? {}, locales: clean.locales ?? {} }
-  const unknown = Object.keys(body.locales).filter((l) => !team.locales.includes(l))
-  if (type.urls) {
-    const problem = pageFieldProblem(body)
-    if (problem) throw badRequest(problem.code, problem.message)
-  }
 
   try {
     return db.transaction(
       (tx) => {
+        // The team and the content type are read in this write transaction: a locale removed or
+        // a collection moved by another process just before is what this write is checked
+        // against and stored under (a read before it could store the old collection).
+        const team = getTeam(tx, teamId)
+        if (!team) throw notFound('Team not found.')
+        const type = getContentType(tx, teamId, input.doc.contentType)
+        if (!type) throw badRequest('unknown_content_type', `Unknown content type: ${echoList([String(input.doc.contentType)])}.`)
+        const clean = stripStamp(input.doc)
+        const body: Document = { ...clean, id: input.doc.id, contentType: type.name, fields: clean.fields ?? {}, locales: clean.locales ?? {} }
+        const unknown = Object.keys(body.locales).filter((l) => !team.locales.includes(l))
+        if (type.urls) {
+          const problem = pageFieldProblem(body)
+          if (problem) throw badRequest(problem.code, problem.message)
+        }
         const canonical = loadLive(tx, teamId, canonicalId)
         // Rewriting a published canonical changes the site at once, like a publish: it takes
         // `ChangeLiveContent` (spec.md asks it even of a restore into such a document's draft).

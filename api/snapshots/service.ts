@@ -116,19 +116,25 @@ function requireSnapshot(conn: Conn, teamId: string, id: string | undefined): Sn
 /** Renames a snapshot, whatever its status (a name is only a label). */
 export function renameSnapshot(db: Db, input: { teamId: string; id: string | undefined; name: unknown; now?: Date }): SnapshotRecord {
   const name = readName(input.name) // the body first, like the schema's own checks
-  const row = requireSnapshot(db, input.teamId, input.id)
-  db.update(snapshots).set({ name }).where(and(eq(snapshots.teamId, row.teamId), eq(snapshots.id, row.id))).run()
-  return toRecord({ ...row, name }, input.now ?? new Date())
+  // Read and written in one write transaction, so the answer is the record as stored (a revoke
+  // by another process in between is in it), as in revokeSnapshot.
+  return db.transaction((tx) => {
+    const row = requireSnapshot(tx, input.teamId, input.id)
+    tx.update(snapshots).set({ name }).where(and(eq(snapshots.teamId, row.teamId), eq(snapshots.id, row.id))).run()
+    return toRecord({ ...row, name }, input.now ?? new Date())
+  }, { behavior: 'immediate' })
 }
 
 /** Revokes a snapshot; revoking a revoked one changes nothing and answers the same record. */
 export function revokeSnapshot(db: Db, input: { teamId: string; id: string | undefined; now?: Date }): SnapshotRecord {
   const now = input.now ?? new Date()
-  const row = requireSnapshot(db, input.teamId, input.id)
-  if (row.revokedAt) return toRecord(row, now)
-  const revokedAt = now.toISOString()
-  db.update(snapshots).set({ revokedAt }).where(and(eq(snapshots.teamId, row.teamId), eq(snapshots.id, row.id))).run()
-  return toRecord({ ...row, revokedAt }, now)
+  return db.transaction((tx) => {
+    const row = requireSnapshot(tx, input.teamId, input.id)
+    if (row.revokedAt) return toRecord(row, now)
+    const revokedAt = now.toISOString()
+    tx.update(snapshots).set({ revokedAt }).where(and(eq(snapshots.teamId, row.teamId), eq(snapshots.id, row.id))).run()
+    return toRecord({ ...row, revokedAt }, now)
+  }, { behavior: 'immediate' })
 }
 
 /** Active snapshots of a document, newest first (for History). */

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
-import { writeLockFree, type Db } from '../../db/client'
+import { writeLockFree, type Conn, type Db, type Tx } from '../../db/client'
 import { deliveryLeftovers, webhookLeftovers } from '../../db/deliveries'
 import { webhooks, type WebhookRow } from '../../db/schema'
 import { checkTargetSyntax, targetFormProblem } from '../../dispatcher/ssrf'
@@ -109,7 +109,7 @@ export function createWebhook(db: Db, teamId: string, input: WebhookCreate, allo
 }
 
 /** The stored row of a team's webhook, or 404 (also for another team's webhook). */
-export function getWebhookRow(db: Db, teamId: string, id: string): WebhookRow {
+export function getWebhookRow(db: Conn, teamId: string, id: string): WebhookRow {
   const row = db.select().from(webhooks).where(and(eq(webhooks.teamId, teamId), eq(webhooks.id, id))).get()
   if (!row) throw notFound('Webhook not found.')
   return row
@@ -121,6 +121,12 @@ export function listWebhooks(db: Db, teamId: string): WebhookRecord[] {
 
 /** Applies a partial update; a non-empty `secret` replaces the old one and is answered once. */
 export function updateWebhook(db: Db, teamId: string, id: string, input: WebhookPatch, allowPrivate: boolean) {
+  // Read and written in one write transaction: a PATCH of another api process in between would
+  // otherwise be overwritten with the values read before it (a secret rotation or events undone).
+  return db.transaction((tx) => applyUpdate(tx, teamId, id, input, allowPrivate), { behavior: 'immediate' })
+}
+
+function applyUpdate(db: Tx, teamId: string, id: string, input: WebhookPatch, allowPrivate: boolean) {
   const current = getWebhookRow(db, teamId, id)
   const newSecret = input.secret ? input.secret : null
   if (newSecret) checkSecret(newSecret)
