@@ -4,12 +4,11 @@
 import { Elysia } from 'elysia'
 import { swagger } from '@elysiajs/swagger'
 import { match, P } from 'ts-pattern'
-import type { TSchema } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import { AppError, BatchError, busyAnswer, echoList, ProblemError } from './errors'
 import { authenticateRequest } from './auth'
 import { normalizeOpenApi } from './openapi'
+import { expectation, type SchemaError } from './schema-errors'
 import { checkDepth, isJsonMediaType, isUtf8Charset, readJsonBody } from './body'
 import type { AppDeps } from './deps'
 import { isLocked, writeLockFree } from '../db/client'
@@ -104,28 +103,11 @@ function namedFailure(error: unknown): string | undefined {
   return typeof first.value === 'string' ? INVALID[first.path] : undefined
 }
 
-type SchemaError = { path?: string; message?: string; type?: number; value?: unknown; schema?: { anyOf?: (TSchema & { const?: unknown; type?: string })[] } }
 
 function validationMessage(error: unknown): string {
   const first = (error as { all?: SchemaError[] }).all?.[0]
   // The path holds the client's own keys (an unknown 900 KB key): cut like every other echo.
   return first ? `Invalid request: ${first.path ? echoList([first.path]) : 'body'} ${expectation(first)}`.trim() : 'Invalid request.'
-}
-
-/**
- * TypeBox says "Expected union value" for every union; the caller needs the choices, e.g.
- * `must be one of "content.published", "content.unpublished", "site.changed"` or `must be string or null`.
- */
-function expectation(e: SchemaError): string {
-  const options = e.type === ValueErrorType.Union ? e.schema?.anyOf : undefined
-  if (!options?.length) return e.message ?? ''
-  // A value of one of the union's types broke that type's own limit (a 201-character name for
-  // string-or-null): that limit is the message, not the list of types.
-  const sameType = options.find((o) => o.const === undefined && o.type === (e.value === null ? 'null' : typeof e.value))
-  const inner = sameType && Value.Errors(sameType, e.value).First()
-  if (inner) return inner.message
-  if (options.every((o) => o.const !== undefined)) return `must be one of ${options.map((o) => JSON.stringify(o.const)).join(', ')}`
-  return `must be ${[...new Set(options.map((o) => (o.const !== undefined ? JSON.stringify(o.const) : (o.type ?? 'another value'))))].join(' or ')}`
 }
 
 /**

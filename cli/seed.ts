@@ -14,6 +14,7 @@ import { stripStamp } from '../api/content/document'
 import { writeDocument, loadLive } from '../api/content/service'
 import { AppError } from '../api/errors'
 import { bodyProblem, MAX_BODY_DEPTH } from '../api/body'
+import { expectation } from '../api/schema-errors'
 import { DEFAULT_MAX_BODY_BYTES } from '../api/config'
 import { publishBatch } from '../api/publish/service'
 import { getTeam, hasAnyTeam } from '../api/teams/service'
@@ -76,7 +77,7 @@ export interface SeedOptions {
 export function checkSeedFile(input: unknown, opts: SeedOptions = {}): asserts input is SeedFile {
   if (!Value.Check(SeedFile, input)) {
     const first = Value.Errors(SeedFile, input).First()
-    throw new Error(`Invalid seed file at ${first?.path || '/'}: ${first?.message}`)
+    throw new Error(`Invalid seed file at ${first?.path || '/'}: ${first ? expectation(first) : ''}`)
   }
   refuseRepeats(input)
   for (const team of input.teams) {

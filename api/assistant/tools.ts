@@ -11,6 +11,7 @@ import { Value } from '@sinclair/typebox/value'
 import { isLocked, type Db } from '../../db/client'
 import type { Capability, Caller } from '../auth'
 import { AppError, busyAnswer } from '../errors'
+import { expectation } from '../schema-errors'
 import type { Logger } from '../log'
 import type { Metrics } from '../metrics'
 import { ActivityView, DocumentList, DocumentView, ListAfter, ListCollection, PublishInput, PublishList } from '../content/model'
@@ -109,7 +110,7 @@ export async function callTool(ctx: ToolContext, name: ToolName, args: unknown):
   const missing = def.requires.filter((c) => !ctx.caller.capabilities.has(c))
   if (missing.length > 0) return { error: 'forbidden', message: `Missing capability: ${missing.join(', ')}.` }
   const wrong = Value.Errors(def.input, args ?? {}).First()
-  if (wrong) return { error: 'invalid_body', message: `${wrong.path ? `Argument \`${wrong.path.slice(1)}\`` : 'The arguments'}: ${wrong.message}.` }
+  if (wrong) return { error: 'invalid_body', message: `${wrong.path ? `Argument \`${wrong.path.slice(1)}\`` : 'The arguments'}: ${expectation(wrong)}.` }
   try {
     // A tool that writes waits for another process's write lock on timers, before each item (api/batch.ts).
     return { ok: await def.run(ctx, args ?? {}) }

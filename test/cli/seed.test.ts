@@ -304,6 +304,12 @@ test('an invalid seed file fails with a message and exit code 1', () => {
   expect(runSeed(file, join(dir, 'bad2.db'))).toMatchObject({ code: 1, err: expect.stringContaining('Invalid seed file') })
   writeFileSync(file, JSON.stringify(type('page', [{ name: 'title' }, { name: 'title' }])))
   expect(runSeed(file, join(dir, 'bad3.db'))).toMatchObject({ code: 1, err: expect.stringContaining('Field "title" is listed twice.') })
+  // A union names what it takes (TypeBox alone says "Expected union value"): a token too short says so.
+  const user = (token: unknown) => ({ teams: [{ id: 'x', workspaceId: 'w', locales: ['en'], defaultLocale: 'en', users: [{ id: 'u', token, capabilities: [] }] }] })
+  writeFileSync(file, JSON.stringify(user('short')))
+  expect(runSeed(file, join(dir, 'bad4.db'))).toMatchObject({ code: 1, err: expect.stringContaining('Invalid seed file at /teams/0/users/0/token: Expected string length greater or equal to 8') })
+  writeFileSync(file, JSON.stringify(user(12345678)))
+  expect(runSeed(file, join(dir, 'bad5.db'))).toMatchObject({ code: 1, err: expect.stringContaining('Invalid seed file at /teams/0/users/0/token: must be string or null') })
 })
 
 test('a seed file naming a document or a team twice, or a team id that is no path segment, fails with exit 1 and writes nothing', () => {
