@@ -61,6 +61,9 @@ export function errorResponse(error: unknown, code: string | number, log: AppDep
       log.error({ at: first?.path ?? '', expected: first?.message ?? '' }, 'response does not match its declared schema')
       return json(500, { error: 'internal', message: 'Internal error.' })
     })
+    // A path segment that is no percent-encoded UTF-8 (`/webhooks/%FF`) reaches the schema
+    // undecoded (no string): it names no webhook or event, as any unknown id.
+    .with({ code: 'VALIDATION', error: P.when(isUndecodablePathSegment) }, () => json(404, { error: 'not_found', message: 'Not found: a path segment is not valid percent-encoded UTF-8.' }))
     .with({ code: 'VALIDATION' }, ({ error }) => json(400, { error: namedFailure(error) ?? 'invalid_body', message: validationMessage(error) }))
     .with({ code: 'NOT_FOUND' }, () => json(404, { error: 'not_found', message: 'No such route.' }))
     // Another process held the write lock for longer than busy_timeout (a long seed): a known,
@@ -78,6 +81,12 @@ export function errorResponse(error: unknown, code: string | number, log: AppDep
 }
 
 const isResponseCheck = (error: unknown) => (error as { type?: string }).type === 'response'
+/** A webhook or event id in the path that did not decode (a content type name, which a PUT creates, stays a wrong name). */
+const isUndecodablePathSegment = (error: unknown) => {
+  const { type, all } = error as { type?: string; all?: { path?: string; value?: unknown }[] }
+  const first = all?.[0]
+  return type === 'params' && first !== undefined && (first.path === '/id' || first.path === '/eventId') && typeof first.value !== 'string'
+}
 
 /**
  * Parameters the schemas declare required (so the OpenAPI document and generated clients say
@@ -103,9 +112,14 @@ function namedFailure(error: unknown): string | undefined {
   return typeof first.value === 'string' ? INVALID[first.path] : undefined
 }
 
-
 function validationMessage(error: unknown): string {
-  const first = (error as { all?: SchemaError[] }).all?.[0]
+  const { type, all } = error as { type?: string; all?: SchemaError[] }
+  const first = all?.[0]
+  // A required parameter left out is said as the routes say an empty one (`?id=`), not in the validator's words.
+  if (first?.type === ValueErrorType.ObjectRequiredProperty && first.path && (type === 'query' || type === 'body')) {
+    const name = first.path.slice(1)
+    return type === 'query' && !name.includes('/') ? `Query parameter \`${name}\` is required.` : `\`${name}\` is required.`
+  }
   // The path holds the client's own keys (an unknown 900 KB key): cut like every other echo.
   return first ? `Invalid request: ${first.path ? echoList([first.path]) : 'body'} ${expectation(first)}`.trim() : 'Invalid request.'
 }

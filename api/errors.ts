@@ -50,13 +50,22 @@ export const notFound = (message = 'Not found.') => new AppError(404, 'not_found
 export const batchFailure = (status: number, id: string, reason: string) =>
   new BatchError(status, { id, status: 1, reason })
 
+/** Characters that do not show as themselves: controls, zero-width and bidirectional marks, line separators. */
+const UNSEEN = /[\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g
+const HAS_UNSEEN = new RegExp(UNSEEN.source)
+
 /**
  * Values a client sent, named back in an error message: at most `max`, each cut to 32
  * characters, the rest counted. A message never carries a client's long strings back whole.
- * A value that would not show (empty, or space around it) is quoted: `Unknown locale(s): "".`
+ * A value that would not show as it is (empty, space around it, a control, zero-width or
+ * bidirectional character, which would also reorder or hide the text around it in a UI or a
+ * log) is quoted with those characters escaped: `Unknown locale(s): "".`, `"a\u0000b"`, `"\u202eabc"`.
  */
 export function echoList(values: readonly string[], max = 5): string {
-  const shown = (v: string) => (v === '' || v.trim() !== v ? JSON.stringify(v) : v)
-  const named = values.slice(0, max).map((v) => shown(v.length > 35 ? `${v.slice(0, 32)}...` : v))
+  const quoted = (v: string) => JSON.stringify(v).replace(UNSEEN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  const shown = (v: string) => (v === '' || v.trim() !== v || HAS_UNSEEN.test(v) ? quoted(v) : v)
+  // Cut by code points: half an emoji would be a lone surrogate, which strict JSON decoders refuse.
+  const cut = (v: string) => (v.length > 35 && [...v].length > 35 ? `${[...v].slice(0, 32).join('')}...` : v)
+  const named = values.slice(0, max).map((v) => shown(cut(v)))
   return named.join(', ') + (values.length > max ? ` and ${values.length - max} more` : '')
 }

@@ -274,6 +274,16 @@ function valueAt(doc: unknown, pointer: string): unknown {
  * plus each value added and each `copy`'s source) stops it at twice `maxBytes` before it is built,
  * and the result may not be larger than a `POST` could write (`maxBytes`, MAX_BODY_BYTES): `413`.
  */
+/** What fast-json-patch's refusals mean, for a caller who does not know its codes. */
+const PATCH_REFUSALS: Record<string, string> = {
+  OPERATION_PATH_UNRESOLVABLE: 'the path does not exist in the document',
+  OPERATION_FROM_UNRESOLVABLE: 'the `from` path does not exist in the document',
+  TEST_OPERATION_FAILED: 'the value at the path is not the one tested',
+  OPERATION_PATH_ILLEGAL_ARRAY_INDEX: 'an array index must be a whole number',
+  OPERATION_VALUE_OUT_OF_BOUNDS: 'the array index is past the end of the array',
+  OPERATION_PATH_CANNOT_ADD: 'nothing can be added at that path',
+}
+
 function applyBounded(doc: Record<string, unknown>, ops: Operation[], maxBytes: number): Record<string, unknown> {
   const length = (value: unknown) => JSON.stringify(value)?.length ?? 0
   const tooLarge = () => new AppError(413, 'payload_too_large', `The patched document would be larger than ${maxBytes} bytes (MAX_BODY_BYTES), more than a POST may write.`)
@@ -283,7 +293,12 @@ function applyBounded(doc: Record<string, unknown>, ops: Operation[], maxBytes: 
     if (op.op === 'add' || op.op === 'replace') bound += length(op.value) + op.path.length
     else if (op.op === 'copy') bound += length(valueAt(result, op.from)) + op.path.length
     if (bound > 2 * maxBytes) throw tooLarge()
-    result = jsonpatch.applyOperation(result, op, true, true, true, index).newDocument as Record<string, unknown>
+    try {
+      result = jsonpatch.applyOperation(result, op, true, true, true, index).newDocument as Record<string, unknown>
+    } catch (e) {
+      // The library's refusal names operation 0 whichever failed: the index is ours to give.
+      throw Object.assign(e as Error, { index })
+    }
   }
   if (Buffer.byteLength(JSON.stringify(result) ?? '') > maxBytes) throw tooLarge()
   return result
@@ -324,12 +339,16 @@ export function patchDocument(db: Db, input: { teamId: string; userId: string; i
       result = applyBounded(doc, ops, input.maxBytes)
     } catch (e) {
       if (e instanceof AppError) throw e
-      // fast-json-patch names its refusals (OPERATION_PATH_UNRESOLVABLE, TEST_OPERATION_FAILED...);
-      // its prototype guard throws a plain TypeError, whose name would tell the caller nothing.
-      const name = (e as Error).name
-      throw badRequest('invalid_patch', /^[A-Z_]+$/.test(name)
-        ? `The patch does not apply: ${name}.`
-        : 'The patch does not apply: `__proto__`, `constructor` and `prototype` cannot be patched.')
+      // fast-json-patch names its refusals (OPERATION_PATH_UNRESOLVABLE, TEST_OPERATION_FAILED...)
+      // and the operation's index; its prototype guard throws a plain TypeError, whose name would
+      // tell the caller nothing.
+      const { name, index, operation } = e as Error & { index?: number; operation?: { op?: unknown; path?: unknown; from?: unknown } }
+      if (!/^[A-Z_]+$/.test(name)) throw badRequest('invalid_patch', 'The patch does not apply: `__proto__`, `constructor` and `prototype` cannot be patched.')
+      const what = operation && typeof operation.path === 'string'
+        ? [String(operation.op), ...(typeof operation.from === 'string' ? [echoList([operation.from]), 'to'] : []), echoList([operation.path])].join(' ')
+        : null
+      const which = typeof index === 'number' && what ? ` at operation ${index} (${what})` : ''
+      throw badRequest('invalid_patch', `The patch does not apply: ${name}${which}${PATCH_REFUSALS[name] ? `: ${PATCH_REFUSALS[name]}` : ''}.`)
     }
     const next = { ...result, id }
     if (!Value.Check(DocumentInput, next)) throw badRequest('invalid_document', 'The patched document is not a valid document.')

@@ -35,7 +35,7 @@ export function snapshotRoutes({ db }: AppDeps) {
       {
         requires: ['EditContent'],
         params: team,
-        query: t.Object({ id: t.String({ description: 'Snapshot id' }) }),
+        query: t.Object({ id: t.String({ description: 'Snapshot id' }) }, { additionalProperties: true }),
         body: RenameSnapshotInput,
         response: { 200: SnapshotRecord, ...errors },
         detail: { summary: 'Rename a snapshot' },

@@ -192,7 +192,7 @@ describe('MCP requests the route refuses or serves plainly', () => {
   })
 
   test('arguments that are not an object, and a message that is not JSON-RPC, are 400 invalid_body naming the field', async () => {
-    for (const [body, at] of [[call('get_content', null), '/params/arguments'], [call('get_content', ['pages/home']), '/params/arguments'], [{ hello: 1 }, '/jsonrpc'], [null, '']] as const) {
+    for (const [body, at] of [[call('get_content', null), '/params/arguments'], [call('get_content', ['pages/home']), '/params/arguments'], [{ hello: 1 }, '`jsonrpc` is required.'], [null, '']] as const) {
       const res = await ctx.call('POST', `/mcp/${TEAM}`, { body: JSON.stringify(body), headers: { accept: 'application/json, text/event-stream' } })
       expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_body' })
       expect(res.body.message).toContain(at)

@@ -387,7 +387,7 @@ describe('PATCH /content/{activeTeam}', () => {
       // A copy from nowhere (through null, through a missing field) is still the patch's own refusal.
       for (const from of ['/fields/parent/x', '/nope/a/b']) {
         const res = await call([{ op: 'copy', from, path: '/fields/z' }])
-        expect({ from, status: res.status, body: res.body }).toEqual({ from, status: 400, body: { error: 'invalid_patch', message: 'The patch does not apply: OPERATION_FROM_UNRESOLVABLE.' } })
+        expect({ from, status: res.status, body: res.body }).toEqual({ from, status: 400, body: { error: 'invalid_patch', message: `The patch does not apply: OPERATION_FROM_UNRESOLVABLE at operation 0 (copy ${from} to /fields/z): the \`from\` path does not exist in the document.` } })
       }
       // A patch that replaces a large field with another as large is not counted twice past the limit.
       const swap = await call([{ op: 'replace', path: '/fields/a', value: 'z'.repeat(20 * 1024) }, { op: 'remove', path: '/fields/c0' }, { op: 'replace', path: '/fields/c1', value: 'w'.repeat(20 * 1024) }])
@@ -522,7 +522,10 @@ describe('PATCH /content/{activeTeam}', () => {
     const invalid = await ctx.call('PATCH', `${base}?id=pages/p4`, { body: [{ op: 'nope', path: '/x' }] })
     expect(invalid.body.error).toBe('invalid_patch')
     const failing = await ctx.call('PATCH', `${base}?id=pages/p4`, { body: [{ op: 'test', path: '/locales/en/title', value: 'other' }] })
-    expect(failing.body).toEqual({ error: 'invalid_patch', message: 'The patch does not apply: TEST_OPERATION_FAILED.' })
+    expect(failing.body).toEqual({ error: 'invalid_patch', message: 'The patch does not apply: TEST_OPERATION_FAILED at operation 0 (test /locales/en/title): the value at the path is not the one tested.' })
+    // Which operation and path, in words as well as the library's code.
+    const missing = await ctx.call('PATCH', `${base}?id=pages/p4`, { body: [{ op: 'test', path: '/id', value: 'pages/p4' }, { op: 'replace', path: '/locales/fr/title', value: 'x' }] })
+    expect(missing.body).toEqual({ error: 'invalid_patch', message: 'The patch does not apply: OPERATION_PATH_UNRESOLVABLE at operation 1 (replace /locales/fr/title): the path does not exist in the document.' })
     // The prototype guard's TypeError is named for what it is, not by an internal exception name.
     for (const path of ['/__proto__/x', '/fields/__proto__', '/locales/__proto__']) {
       const proto = await ctx.call('PATCH', `${base}?id=pages/p4`, { body: [{ op: 'add', path, value: 1 }] })

@@ -111,3 +111,37 @@ test("a message never sends a client's long key or value back whole (an unknown 
     expect({ url, length: res.body.message.length < 300, echoed: res.body.message.includes('kkk...') }).toEqual({ url, length: true, echoed: true })
   }
 })
+
+test('a required parameter left out is named as the routes name an empty one, not in the validator\'s words', async () => {
+  for (const url of [`/content/${TEAM}`, `/content/versions/${TEAM}`, `/content/version/${TEAM}?version=x`, `/content/history/${TEAM}`]) {
+    for (const query of ['', url.includes('?') ? '&id=' : '?id=']) {
+      const res = await ctx.call('GET', url + query)
+      expect({ url, query, status: res.status, body: res.body }).toEqual({ url, query, status: 400, body: { error: 'missing_id', message: 'Query parameter `id` is required.' } })
+    }
+  }
+  const body = await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'x', target: 'https://example.com/h' } })
+  expect(body.body).toEqual({ error: 'invalid_body', message: '`provider` is required.' })
+})
+
+test('a webhook or event id in the path that is no percent-encoded UTF-8 names nothing: 404 not_found (a content type name stays 400 invalid_body, as any wrong name)', async () => {
+  const hook = (await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'x', provider: 'custom', target: 'https://example.com/h' } })).body.id
+  for (const [method, url, token] of [
+    ['GET', `/teams/${TEAM}/webhooks/%ED%A0%80`, TOKENS.webhooks],
+    ['PATCH', `/teams/${TEAM}/webhooks/%FF%FE`, TOKENS.webhooks],
+    ['DELETE', `/teams/${TEAM}/webhooks/%FF`, TOKENS.webhooks],
+    ['POST', `/teams/${TEAM}/webhooks/${hook}/deliveries/%ED%A0%80/redeliver`, TOKENS.webhooks],
+  ] as const) {
+    const res = await ctx.call(method, url, { token, body: method === 'PATCH' ? {} : undefined })
+    expect({ method, url, status: res.status, body: res.body }).toEqual({ method, url, status: 404, body: { error: 'not_found', message: 'Not found: a path segment is not valid percent-encoded UTF-8.' } })
+  }
+  expect((await ctx.call('GET', `/teams/${TEAM}/content-types/%FF%FE`)).body.error).toBe('invalid_body')
+})
+
+test('an unknown query parameter is ignored on every route, snapshot rename and webhook test send too', async () => {
+  const hook = (await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'x', provider: 'custom', target: 'https://example.com/h' } })).body.id
+  const rename = await ctx.call('PATCH', `/content/snapshots/${TEAM}?id=${enc(SNAP)}&zz=1`, { body: { name: 'x' } })
+  expect({ status: rename.status, body: rename.body }).toEqual({ status: 404, body: { error: 'not_found', message: 'Snapshot not found.' } })
+  const send = await ctx.call('POST', `/teams/${TEAM}/webhooks/${hook}/test?zz=1&eventType=content.published`, { token: TOKENS.webhooks })
+  expect(send.status).toBe(200)
+  expect(send.body).toMatchObject({ delivered: false })
+})

@@ -161,6 +161,13 @@ describe('POST /content/publish/{activeTeam}', () => {
     expect(res.body).toEqual([{ id: 'pages/ok', status: 1, reason: 'Unknown locale(s): "", " en".' }])
   })
 
+  test('a value with control, zero-width or bidi characters is named quoted and escaped (a raw U+202E would reverse the text after it in a UI or log), and cut by code points', async () => {
+    const res = await publish({ ids: ['pages/ok'], locales: ['a\u0000b', '\u202eabc', 'e\u200bn', '😀'.repeat(40)] })
+    expect(res.body).toEqual([{ id: 'pages/ok', status: 1, reason: `Unknown locale(s): "a\\u0000b", "\\u202eabc", "e\\u200bn", ${'😀'.repeat(32)}....` }])
+    const type = await ctx.call('POST', `/content/${TEAM}`, { body: { id: 'pages/t1', contentType: 'pa\u202ege', fields: {}, locales: {} } })
+    expect(type.body).toEqual({ error: 'unknown_content_type', message: 'Unknown content type: "pa\\u202ege".' })
+  })
+
   test('a malformed body is 400 with the object shape', async () => {
     for (const body of [{}, { ids: [] }, { ids: 'pages/ok' }, { ids: ['a'], locales: [] }, '{']) {
       const res = await publish(body)
