@@ -36,11 +36,14 @@ function custom(o: Outgoing): OutgoingRequest {
   return { url: o.webhook.target, body: o.payload, headers: baseHeaders(o, o.payload) }
 }
 
-/** Netlify build hooks take an empty body; `trigger_title` names the build in the Netlify UI. */
+/**
+ * Netlify build hooks take an empty body; `trigger_title` names the build in the Netlify UI
+ * (the event and document), unless the target sets a title of its own.
+ */
 function netlify(o: Outgoing): OutgoingRequest {
   const p = JSON.parse(o.payload) as EventPayload
   const url = new URL(o.webhook.target)
-  url.searchParams.set('trigger_title', `${p.eventType} ${p.documentId ?? p.status}`.slice(0, 200))
+  if (!url.searchParams.has('trigger_title')) url.searchParams.set('trigger_title', `${p.eventType} ${p.documentId ?? p.status}`.slice(0, 200))
   return { url: url.toString(), body: '{}', headers: baseHeaders(o, '{}') }
 }
 
@@ -50,10 +53,11 @@ function vercel(o: Outgoing): OutgoingRequest {
 }
 
 /**
- * GitHub refuses a `client_payload` over 65,535 bytes (`422 client_payload is too large`, a
- * final answer, so the event would be lost). Kept a little under, for the envelope.
+ * GitHub refuses a `client_payload` of 64 KB or more (`422 client_payload is too large`, a
+ * final answer, so the event would be lost); its documentation does not say whether that is
+ * 64,000 or 65,536 bytes, so the whole body is kept under the smaller with room to spare.
  */
-export const GITHUB_MAX_CLIENT_PAYLOAD = 65_000
+export const GITHUB_MAX_CLIENT_PAYLOAD = 60_000
 
 /**
  * GitHub repository_dispatch: `{event_type, client_payload}` to
@@ -72,10 +76,16 @@ function github(o: Outgoing): OutgoingRequest {
   const envelope = () => JSON.stringify({ event_type: options.eventType ?? p.eventType, client_payload: clientPayload })
   let body = envelope()
   // The whole body is measured (a few bytes more than the payload, within the margin); it is
-  // built again only in the rare case it is too large.
+  // built again only in the rare case it is too large: first without the old paths, then (very
+  // long paths in many languages) without the new ones too. `scope: "site"` says so either way.
   if (Buffer.byteLength(body) > GITHUB_MAX_CLIENT_PAYLOAD) {
     clientPayload.previousUrls = []
     clientPayload.scope = 'site'
+    body = envelope()
+  }
+  if (Buffer.byteLength(body) > GITHUB_MAX_CLIENT_PAYLOAD) {
+    clientPayload.urls = {}
+    clientPayload.url = ''
     body = envelope()
   }
   const headers = { ...baseHeaders(o, body), Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version': '2022-11-28' }
@@ -91,4 +101,4 @@ export function buildRequest(o: Outgoing): OutgoingRequest {
 }
 
 /** GitHub targets must be a repository_dispatch URL (checked when the webhook is saved). */
-export const GITHUB_DISPATCH = /^https:\/\/api\.github\.com\/repos\/[^/]+\/[^/]+\/dispatches$/
+export const GITHUB_DISPATCH = /^https:\/\/api\.github\.com\/repos\/[^/?#]+\/[^/?#]+\/dispatches$/

@@ -112,7 +112,7 @@ test('a secret with a lone surrogate or a control character is invalid_secret (i
   expect(ctx.db.$client.query("SELECT COUNT(*) AS n FROM webhooks WHERE label = 'Odd'").get()).toEqual({ n: 0 })
 })
 
-test('a target with spaces or control characters, a label with control characters and a github target with dot segments are refused', async () => {
+test('a target with spaces or control characters, a label with control characters and a github target with dot segments, a query or a fragment are refused', async () => {
   for (const target of [`${rx.url}\u0000`, `${rx.url}/a\tb`, ` ${rx.url}`, `${rx.url}/\ud800`, `${rx.url}/p/\u00a0`, `${rx.url}/a\u2028b`, `${rx.url}/\ufeff`]) {
     const res = await create({ label: 'x', provider: 'custom', target })
     expect({ target, status: res.status, error: res.body.error }).toEqual({ target, status: 400, error: 'invalid_target' })
@@ -121,8 +121,11 @@ test('a target with spaces or control characters, a label with control character
     const res = await create({ label, provider: 'custom', target: rx.url })
     expect({ label, status: res.status, error: res.body.error }).toEqual({ label, status: 400, error: 'invalid_body' })
   }
-  const dots = await create({ label: 'gh', provider: 'github', target: 'https://api.github.com/repos/../../dispatches', options: { token: 'ghp_secret_token_9876' } })
-  expect({ status: dots.status, error: dots.body.error }).toEqual({ status: 400, error: 'invalid_target' })
+  // Dot segments, and a query or fragment inside the repository path: each would send the token to another endpoint than /dispatches.
+  for (const target of ['https://api.github.com/repos/../../dispatches', 'https://api.github.com/repos/o/r#/dispatches', 'https://api.github.com/repos/o/r?x=/dispatches', 'https://api.github.com/repos/o?/r/dispatches']) {
+    const res = await create({ label: 'gh', provider: 'github', target, options: { token: 'ghp_secret_token_9876' } })
+    expect({ target, status: res.status, error: res.body.error }).toEqual({ target, status: 400, error: 'invalid_target' })
+  }
 })
 
 test('a provider token is kept only for github: refused on another provider, dropped when a github webhook changes provider', async () => {

@@ -22,10 +22,12 @@ test('custom: the stored bytes, signed', () => {
   expect(verifySignature(r.body, r.headers['X-Service-Signature'], 'sek')).toBe(true)
 })
 
-test('netlify and vercel build hooks: an empty JSON body; netlify names the build', () => {
+test('netlify and vercel build hooks: an empty JSON body; netlify names the build unless the target names it', () => {
   const n = out('netlify', 'https://api.netlify.com/build_hooks/abc')
   expect(n.url).toBe('https://api.netlify.com/build_hooks/abc?trigger_title=content.published+pages%2Fa')
   expect({ ...n.headers, _body: n.body }).toEqual(spec('{}'))
+  // A title the target sets itself is kept; other query parameters (trigger_branch, clear_cache) go as they are.
+  expect(out('netlify', 'https://api.netlify.com/build_hooks/abc?trigger_title=Mine&clear_cache=true').url).toBe('https://api.netlify.com/build_hooks/abc?trigger_title=Mine&clear_cache=true')
   const v = out('vercel', 'https://api.vercel.com/v1/integrations/deploy/prj/abc')
   expect({ url: v.url, body: v.body }).toEqual({ url: 'https://api.vercel.com/v1/integrations/deploy/prj/abc', body: '{}' })
   expect(verifySignature(v.body, v.headers['X-Service-Signature'], 'sek')).toBe(true)
@@ -59,4 +61,18 @@ test('github: a client_payload over the 64 KB GitHub allows drops previousUrls a
   // Under the limit, the old paths go as they are.
   const some = JSON.stringify({ ...JSON.parse(payload), previousUrls: moved.slice(0, 100) })
   expect(JSON.parse(send(some).body).client_payload).toMatchObject({ previousUrls: moved.slice(0, 100), scope: 'document' })
+})
+
+test('github: a payload still over the limit without previousUrls (long paths in many languages) drops urls and url too, so GitHub never answers the final 422', () => {
+  const deep = (l: string) => '/' + Array.from({ length: 30 }, (_, i) => `${l}-${i}-${'s'.repeat(190)}`).join('/')
+  const locales = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pl', 'pt', 'sv', 'da', 'fi', 'cs']
+  const urls = Object.fromEntries(locales.map((l) => [l, deep(l)]))
+  const big = JSON.stringify({ ...JSON.parse(payload), url: urls.en, urls, previousUrls: [deep('old')] })
+  const r = buildRequest({ webhook: { provider: 'github', target: 'https://api.github.com/repos/a/b/dispatches', secret: 'sek', options: { token: 't' } }, payload: big, eventType: 'content.published', eventId: 'e-1' })
+  expect(Buffer.byteLength(big)).toBeGreaterThan(65_535)
+  expect(Buffer.byteLength(r.body)).toBeLessThan(64_000)
+  expect(JSON.parse(r.body).client_payload).toEqual({
+    v: 2, eventType: 'content.published', eventId: 'e-1', teamId: 'acme', documentId: 'pages/a', status: 'published', url: '', urls: {}, previousUrls: [], scope: 'site',
+  })
+  expect(verifySignature(r.body, r.headers['X-Service-Signature'], 'sek')).toBe(true)
 })
