@@ -267,13 +267,6 @@ function valueAt(doc: unknown, pointer: string): unknown {
   }
 }
 
-/**
- * Applies `ops` to `doc` (a copy it may change) one at a time. A patch of a few KB could build a
- * document of any size (`copy` of a large field, again and again, or of a field holding earlier
- * copies: it doubles each time): a running upper bound of the result's JSON length (the document,
- * plus each value added and each `copy`'s source) stops it at twice `maxBytes` before it is built,
- * and the result may not be larger than a `POST` could write (`maxBytes`, MAX_BODY_BYTES): `413`.
- */
 /** What fast-json-patch's refusals mean, for a caller who does not know its codes. */
 const PATCH_REFUSALS: Record<string, string> = {
   OPERATION_PATH_UNRESOLVABLE: 'the path does not exist in the document',
@@ -284,6 +277,13 @@ const PATCH_REFUSALS: Record<string, string> = {
   OPERATION_PATH_CANNOT_ADD: 'nothing can be added at that path',
 }
 
+/**
+ * Applies `ops` to `doc` (a copy it may change) one at a time. A patch of a few KB could build a
+ * document of any size (`copy` of a large field, again and again, or of a field holding earlier
+ * copies: it doubles each time): a running upper bound of the result's JSON length (the document,
+ * plus each value added and each `copy`'s source) stops it at twice `maxBytes` before it is built,
+ * and the result may not be larger than a `POST` could write (`maxBytes`, MAX_BODY_BYTES): `413`.
+ */
 function applyBounded(doc: Record<string, unknown>, ops: Operation[], maxBytes: number): Record<string, unknown> {
   const length = (value: unknown) => JSON.stringify(value)?.length ?? 0
   const tooLarge = () => new AppError(413, 'payload_too_large', `The patched document would be larger than ${maxBytes} bytes (MAX_BODY_BYTES), more than a POST may write.`)

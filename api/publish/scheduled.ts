@@ -8,7 +8,7 @@
  * poll after a restart (a lease would have held them back until it expired).
  */
 import { and, eq, isNull, lt, lte, or } from 'drizzle-orm'
-import type { Db, MayWrite } from '../../db/client'
+import { isLocked, type Db, type MayWrite } from '../../db/client'
 import { schedules } from '../../db/schema'
 import { countPersisted, WORKER_PUBLISH_REVISIONS, type Metrics } from '../metrics'
 import { publishOne, publishOrder } from './service'
@@ -43,6 +43,8 @@ export function runDueSchedules(db: Db, metrics: Metrics | null, now: number, ma
       const item = publishDue(db, metrics, s, now)
       if (item) items.push(item)
     } catch (err) {
+      // Another process took the write lock past the busy timeout: nothing failed, the rest wait for the next poll.
+      if (isLocked(err)) break
       holdBack(db, s, now)
       onError(s, err)
     }

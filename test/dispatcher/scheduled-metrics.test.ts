@@ -4,7 +4,8 @@
  * can only come through the shared database.
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test'
-import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { createTestContext, holdWriteLock, TEAM, TOKENS, type TestContext } from '../helpers'
+import { runDueSchedules } from '../../api/publish/scheduled'
 import { createDispatcher } from '../../dispatcher/loop'
 import { createLogger } from '../../api/log'
 import { createMetrics } from '../../api/metrics'
@@ -81,4 +82,23 @@ test('a scheduled publish that fails holds back only itself: the others due at t
   expect(await live()).toEqual({ 'pages/sa': true, 'pages/sb': true, 'pages/sc': true })
   expect(await workerSeries()).toContain('service_worker_publish_revisions{outcome="ok"} 3')
   expect(ctx.db.$client.query('SELECT COUNT(*) AS n FROM schedules').get()).toEqual({ n: 0 })
+})
+
+test('a scheduled publish stopped by another process\'s write lock is no failure: not counted, not held back, published at the next poll', async () => {
+  const now = Date.now()
+  for (const id of ['pages/la', 'pages/lb']) await schedule(id, now)
+  const other = holdWriteLock(ctx.path)
+  ctx.db.$client.exec('PRAGMA busy_timeout = 50')
+  const failed: string[] = []
+  try {
+    // mayWrite says yes (the lock was taken just after it looked): the publish meets the lock itself.
+    expect(runDueSchedules(ctx.db, null, now, () => true, (s) => failed.push(s.documentId))).toEqual([])
+  } finally {
+    other.release()
+    ctx.db.$client.exec('PRAGMA busy_timeout = 10000')
+  }
+  expect(failed).toEqual([])
+  expect(ctx.db.$client.query('SELECT document_id AS id, lease_expires_at AS hold FROM schedules ORDER BY document_id').all()).toEqual([{ id: 'pages/la', hold: null }, { id: 'pages/lb', hold: null }])
+  expect(await workerSeries()).toContain('service_worker_publish_revisions{outcome="error"} 0')
+  expect(runDueSchedules(ctx.db, null, now + 250).map((i) => i.id).sort()).toEqual(['pages/la', 'pages/lb'])
 })
