@@ -8,7 +8,7 @@
 import { Elysia, t } from 'elysia'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
-import { CallToolRequestSchema, ErrorCode, InitializeRequestSchema, ListToolsRequestSchema, McpError, PingRequestSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ErrorCode, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 import { authGuard, authorize } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
@@ -37,7 +37,8 @@ function mcpServer(ctx: ToolContext): Server {
   // Only what this caller may call: an assistant should not offer a publish its user cannot make.
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolsFor(ctx.caller).map((name) => LISTED[name]) }))
   server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
-    if (!isTool(params.name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 64)}. Tools: ${Object.keys(TOOLS).join(', ')}.`)
+    // A plain error with a code: McpError would put "MCP error -32602: " into the message, and the SDK client adds it again.
+    if (!isTool(params.name)) throw Object.assign(new Error(`Unknown tool: ${params.name.slice(0, 64)}. Tools: ${Object.keys(TOOLS).join(', ')}.`), { code: ErrorCode.InvalidParams })
     const outcome = await callTool(ctx, params.name, params.arguments)
     if ('ok' in outcome) return { content: [{ type: 'text', text: JSON.stringify(outcome.ok) }], structuredContent: outcome.ok }
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(outcome) }] }
@@ -63,8 +64,18 @@ export function checkOrigin(request: Request): void {
   } catch {
     // `null` (a sandboxed or file page) and anything else that is not an origin stay refused.
   }
-  if (host === null || host !== (request.headers.get('host') ?? new URL(request.url).host).toLowerCase()) {
+  if (host === null || host !== requestHost(request, origin)) {
     throw new AppError(403, 'forbidden', 'This MCP server answers browser pages of its own origin only (Origin must match Host); MCP clients outside a browser send no Origin.')
+  }
+}
+
+/** The `Host` the request was sent to, as an origin of the same scheme spells it (`localhost:80` is `localhost` for http). */
+function requestHost(request: Request, origin: string): string | null {
+  const host = request.headers.get('host') ?? new URL(request.url).host
+  try {
+    return new URL(`${new URL(origin).protocol}//${host}`).host
+  } catch {
+    return null
   }
 }
 
@@ -77,7 +88,11 @@ export function checkOrigin(request: Request): void {
 function messageProblem(body: unknown): void {
   const { id, method, params } = (body ?? {}) as { id?: unknown; method?: unknown; params?: { name?: unknown } }
   const bad = (message: string) => new AppError(400, 'invalid_body', message)
-  if (typeof id === 'number' && !Number.isSafeInteger(id)) throw bad('`id` must be a string or a whole number.')
+  // A whole number past 2^53 has already lost digits in the JSON parser: its answer would carry another id.
+  if (typeof id === 'number' && !Number.isSafeInteger(id)) throw bad('`id` must be a string or a whole number within ±(2^53 - 1) (a larger one loses digits in JSON parsers; send it as a string).')
+  if (method === undefined && body !== null && typeof body === 'object' && ('result' in body || 'error' in body)) {
+    throw bad('This server sends no requests, so it takes no JSON-RPC responses: a message needs `method`.')
+  }
   if (typeof id === 'string' && id.length > 200) throw bad('`id` must be at most 200 characters.')
   if (method === 'tools/call' && typeof params?.name !== 'string') throw bad('`params.name` (the tool to call) is required for tools/call, a string.')
   // JSON-RPC would call it an invalid request; the SDK answers a parse error (-32700).

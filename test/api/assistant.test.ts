@@ -142,7 +142,9 @@ describe('MCP server for assistants', () => {
     expect(refusal(await client.callTool({ name: 'publish_content', arguments: { ids: [] } }))).toMatchObject({ error: 'invalid_body' })
     expect(refusal(await client.callTool({ name: 'publish_content', arguments: { ids: ['pages/home'], publishedBy: 'u-other' } }))).toMatchObject({ error: 'invalid_body' })
     expect(refusal(await client.callTool({ name: 'publish_content', arguments: {} }))).toMatchObject({ error: 'invalid_body', message: expect.stringContaining('`ids`') })
-    await expect(client.callTool({ name: 'delete_everything', arguments: {} })).rejects.toThrow(/Unknown tool: delete_everything/)
+    // Said once: the SDK client adds "MCP error -32602: " itself.
+    await expect(client.callTool({ name: 'delete_everything', arguments: {} })).rejects.toThrow(/^MCP error -32602: Unknown tool: delete_everything/)
+    await expect(client.callTool({ name: 'delete_everything', arguments: {} })).rejects.not.toThrow(/-32602: MCP error/)
     await client.close()
   })
 
@@ -201,14 +203,15 @@ describe('MCP requests the route refuses or serves plainly', () => {
 
   test('Origin (MCP transport spec): a page of another origin is 403 before anything else; its own origin and no Origin are served', async () => {
     const post = (headers: Record<string, string>, token?: string | null) => ctx.call('POST', `/mcp/${TEAM}`, { body: INIT, headers, token })
-    for (const [origin, host] of [['http://evil.example', undefined], ['null', undefined], ['http://localhost:3001', 'localhost:3000'], ['file:///x', undefined], ['http://127.0.0.1', 'localhost']] as const) {
+    for (const [origin, host] of [['http://evil.example', undefined], ['null', undefined], ['http://localhost:3001', 'localhost:3000'], ['file:///x', undefined], ['http://127.0.0.1', 'localhost'], ['https://localhost', 'localhost:80']] as const) {
       const headers: Record<string, string> = host ? { origin, host } : { origin }
       for (const token of [undefined, null, TOKENS.outsider]) {
         const res = await post(headers, token)
         expect({ origin, token, status: res.status, body: res.body }).toEqual({ origin, token, status: 403, body: { error: 'forbidden', message: expect.stringContaining('Origin must match Host') } })
       }
     }
-    for (const headers of [{ origin: 'http://localhost' }, { origin: 'http://localhost:3000', host: 'localhost:3000' }, { origin: 'https://CMS.example.com', host: 'cms.example.com' }, {}] as Record<string, string>[]) {
+    // A Host with the scheme's default port (a proxy passing `$http_host`) is the same host as the origin without it.
+    for (const headers of [{ origin: 'http://localhost' }, { origin: 'http://localhost:3000', host: 'localhost:3000' }, { origin: 'https://CMS.example.com', host: 'cms.example.com' }, { origin: 'http://localhost', host: 'localhost:80' }, { origin: 'https://cms.example.com', host: 'cms.example.com:443' }, {}] as Record<string, string>[]) {
       const res = await post(headers)
       expect({ headers, status: res.status }).toEqual({ headers, status: 200 })
       expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'content-service' } } })
@@ -220,6 +223,9 @@ describe('MCP requests the route refuses or serves plainly', () => {
     for (const [body, says] of [
       [{ jsonrpc: '2.0', id: 1.5, method: 'tools/list' }, '`id`'],
       [{ jsonrpc: '2.0', id: 1e308, method: 'tools/list' }, '`id`'],
+      [{ jsonrpc: '2.0', id: 2 ** 60, method: 'ping' }, 'loses digits'],
+      [{ jsonrpc: '2.0', id: 1, result: {} }, 'takes no JSON-RPC responses'],
+      [{ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'x' } }, 'takes no JSON-RPC responses'],
       [{ jsonrpc: '2.0', id: 'i'.repeat(201), method: 'tools/list' }, '`id`'],
       [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} }, '`params.name`'],
       [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 5 } }, '`params.name`'],
