@@ -174,8 +174,8 @@ function softDelete(tx: Tx, { teamId, userId }: Ctx, id: string): undefined {
  */
 function freeCopyId(tx: Tx, teamId: string, id: string): string {
   const used = (candidate: string) =>
-    tx.select({ id: documents.id }).from(documents).where(and(eq(documents.teamId, teamId), eq(documents.canonicalId, candidate))).limit(1).get() ??
-    tx.select({ id: schedules.documentId }).from(schedules).where(and(eq(schedules.teamId, teamId), eq(schedules.documentId, candidate))).limit(1).get()
+    tx.select({ id: documents.id }).from(documents).where(and(eq(documents.teamId, teamId), eq(documents.canonicalId, candidate))).limit(1).get() !== undefined ||
+    hasSchedule(tx, teamId, candidate)
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? `${id}-copy` : `${id}-copy-${n}`
     if (!used(candidate)) {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, enc, TEAM, TOKENS, type TestContext } from '../helpers'
 import { applySnapshot, applyVersion, ID, ok, publishedTwice } from '../restore/fixtures'
+import { startReceiver } from '../receiver'
 
 let ctx: TestContext
 let v1: string
@@ -138,10 +139,17 @@ test('a webhook or event id in the path that is no percent-encoded UTF-8 names n
 })
 
 test('an unknown query parameter is ignored on every route, snapshot rename and webhook test send too', async () => {
-  const hook = (await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'x', provider: 'custom', target: 'https://example.com/h' } })).body.id
+  // A receiver on this machine: the test send really goes out, and nowhere else.
+  const rx = startReceiver()
+  const hook = (await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'x', provider: 'custom', target: rx.url } })).body.id
   const rename = await ctx.call('PATCH', `/content/snapshots/${TEAM}?id=${enc(SNAP)}&zz=1`, { body: { name: 'x' } })
   expect({ status: rename.status, body: rename.body }).toEqual({ status: 404, body: { error: 'not_found', message: 'Snapshot not found.' } })
   const send = await ctx.call('POST', `/teams/${TEAM}/webhooks/${hook}/test?zz=1&eventType=content.published`, { token: TOKENS.webhooks })
-  expect(send.status).toBe(200)
-  expect(send.body).toMatchObject({ delivered: false })
+  try {
+    expect(send.status).toBe(200)
+    expect(send.body).toMatchObject({ delivered: true, status: 200 })
+    expect(rx.requests.map((r) => r.headers['x-service-event'])).toEqual(['content.published'])
+  } finally {
+    rx.stop()
+  }
 })
