@@ -4,7 +4,7 @@
  */
 import { and, eq } from 'drizzle-orm'
 import { Elysia, type DocumentDecoration } from 'elysia'
-import type { Db } from '../db/client'
+import type { Conn, Db } from '../db/client'
 import { memberships, users } from '../db/schema'
 import { AppError } from './errors'
 
@@ -18,6 +18,24 @@ export interface Caller {
 }
 
 export const hashToken = (token: string) => new Bun.CryptoHasher('sha256').update(token).digest('hex')
+
+/** What a user whose token was revoked (seed `"token": null`) stores instead of a hash: no token hashes to it. */
+export const revokedTokenHash = (userId: string) => `none:${userId}`
+
+/**
+ * Why `userId` may no longer do what `required` allows in `teamId` (token revoked, not a member,
+ * a capability taken away), or null when they still may. Work queued in a user's name (a
+ * scheduled publish) asks this when it runs, not only when it was queued.
+ */
+export function withdrawnReason(db: Conn, teamId: string, userId: string, required: readonly Capability[]): string | null {
+  const user = db.select({ tokenHash: users.tokenHash }).from(users).where(eq(users.id, userId)).get()
+  if (!user || user.tokenHash === revokedTokenHash(userId)) return `the token of user ${userId} has been revoked`
+  const membership = db.select({ capabilities: memberships.capabilities }).from(memberships)
+    .where(and(eq(memberships.teamId, teamId), eq(memberships.userId, userId))).get()
+  if (!membership) return `user ${userId} is no longer a member of this team`
+  const missing = required.filter((c) => !membership.capabilities.includes(c))
+  return missing.length > 0 ? `user ${userId} no longer has ${missing.join(', ')}` : null
+}
 
 const unauthorized = () => new AppError(401, 'unauthorized', 'A valid bearer token is required.')
 const forbidden = (message: string) => new AppError(403, 'forbidden', message)

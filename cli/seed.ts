@@ -9,7 +9,7 @@ import { Value } from '@sinclair/typebox/value'
 import type { Db } from '../db/client'
 import { eq } from 'drizzle-orm'
 import { memberships, teams, users } from '../db/schema'
-import { hashToken, CAPABILITIES } from '../api/auth'
+import { hashToken, revokedTokenHash, CAPABILITIES } from '../api/auth'
 import { stripStamp } from '../api/content/document'
 import { writeDocument, loadLive } from '../api/content/service'
 import { AppError } from '../api/errors'
@@ -155,7 +155,7 @@ function apply(db: Db, metrics: Metrics | null, input: SeedFile) {
       for (const type of team.contentTypes ?? []) templateChanged = writeContentType(tx, team.id, type.name, type) || templateChanged
       if (existing && templateChanged) recordSiteChange(tx, { teamId: team.id, status: 'template', userId: CLI_USER })
       for (const user of [...(team.users ?? []), { id: CLI_USER, token: null, capabilities: [...CAPABILITIES] }]) {
-        const tokenHash = user.token ? hashToken(user.token) : `none:${user.id}`
+        const tokenHash = user.token ? hashToken(user.token) : revokedTokenHash(user.id)
         tx.insert(users).values({ id: user.id, tokenHash }).onConflictDoUpdate({ target: users.id, set: { tokenHash } }).run()
         const m = { teamId: team.id, userId: user.id, capabilities: user.capabilities as string[] }
         tx.insert(memberships).values(m).onConflictDoUpdate({ target: [memberships.teamId, memberships.userId], set: m }).run()

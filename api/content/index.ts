@@ -4,6 +4,7 @@
  */
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
+import { SCHEDULE_REQUIRES } from '../publish/scheduled'
 import type { AppDeps } from '../deps'
 import { runLifecycleWaiting, schedulePublish, LIFECYCLE_OPS } from './lifecycle'
 import { ActivityView, BatchIds, BatchList, DocumentInput, DocumentList, DocumentView, ErrorBody, IfMatch, IfNoneMatch, ListAfter, ListCollection, ScheduledPublish, ScheduleRequest } from './model'
@@ -85,7 +86,7 @@ export function contentRoutes({ db, config }: AppDeps) {
         return schedulePublish(db, { teamId: params.activeTeam, userId: caller.userId, ...body })
       },
       {
-        requires: ['EditContent', 'ChangeLiveContent'],
+        requires: SCHEDULE_REQUIRES,
         params: team,
         body: ScheduleRequest,
         response: { 201: ScheduledPublish, ...errors },

@@ -9,6 +9,7 @@
  */
 import { and, eq, isNull, lt, lte, or } from 'drizzle-orm'
 import { isLocked, type Db, type MayWrite } from '../../db/client'
+import { withdrawnReason, type Capability } from '../auth'
 import { schedules } from '../../db/schema'
 import { countPersisted, WORKER_PUBLISH_REVISIONS, type Metrics } from '../metrics'
 import { publishOne, publishOrder } from './service'
@@ -17,6 +18,9 @@ import { publishOne, publishOrder } from './service'
 export const SCHEDULE_RETRY_MS = 60_000
 
 export type DueSchedule = typeof schedules.$inferSelect
+
+/** What scheduling a publish needs; its author must still hold it when the schedule runs. */
+export const SCHEDULE_REQUIRES: Capability[] = ['EditContent', 'ChangeLiveContent']
 
 /**
  * Publishes every schedule due at `now`, each on its own: one that fails (its transaction rolled
@@ -69,6 +73,12 @@ export function publishDue(db: Db, metrics: Metrics | null, s: DueSchedule, now:
   return db.transaction((tx) => {
     const current = tx.select().from(schedules).where(and(mine, isDue(now))).get()
     if (!current) return null
+    // The publish is stamped with its author: one who may no longer publish here (token revoked,
+    // left the team, capability taken away) publishes nothing. A failure like any other: held
+    // back and tried again, so it goes out if the right is given back, and it stays in history
+    // until someone who may publish schedules it again or unschedules it.
+    const withdrawn = withdrawnReason(tx, current.teamId, current.scheduledBy, SCHEDULE_REQUIRES)
+    if (withdrawn) throw new Error(`Not published: ${withdrawn}. Schedule it again as a user who may publish, or unschedule it.`)
     const item = publishOne(db, metrics, {
       teamId: current.teamId, id: current.documentId, stampUserId: current.scheduledBy, actorUserId: null, source: 'worker', now: new Date(now),
     })
