@@ -66,6 +66,12 @@ export function webhookRoutes(deps: AppDeps) {
       },
       {
         requires: ['ManageWebhooks'],
+        // An empty `eventType=` (a form's select left at its blank choice) is the same as leaving
+        // it out, as an empty `limit=` or `before=` of the delivery log is.
+        transform({ query }) {
+          const q = query as Record<string, unknown> // not validated yet
+          if (q.eventType === '') delete q.eventType
+        },
         // Any other value is `400 invalid_event_type` (api/app.ts).
         params: oneParams, query: t.Object({ eventType: t.Optional(EventTypeSchema) }, { additionalProperties: true }),
         response: { 200: TestResult, ...errors },

@@ -122,4 +122,13 @@ describe('every canonical id leaves room for its siblings', () => {
       expect({ id, status: snap.status, error: snap.body.error }).toEqual({ id, status: 400, error: 'invalid_id' })
     }
   })
+
+  test('an id past the 512-character cap of every id string names the limits that matter, not the validator\'s', async () => {
+    const tooLong = '`id` is too long: a document id has at most 480 characters, a snapshot id at most 512.'
+    const id = `pages/${'l'.repeat(600)}`
+    expect((await post(doc(id))).body).toEqual({ error: 'invalid_id', message: tooLong })
+    expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id, publishAt: '2030-01-01T00:00:00Z' } })).body).toEqual({ error: 'invalid_id', message: tooLong })
+    expect((await ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: id } })).body)
+      .toEqual({ error: 'invalid_id', message: tooLong.replace('`id`', '`documentId`') })
+  })
 })

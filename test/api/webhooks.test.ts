@@ -509,6 +509,10 @@ test('test endpoint sends a signed sample synchronously and logs it as a test de
   expect(site.body.delivered).toBe(true)
   expect(JSON.parse(rx.requests[1]!.body)).toMatchObject({ eventType: 'site.changed', scope: 'site', urls: {} })
   expect((await ctx.call('POST', `${base}/${hook.id}/test?eventType=nope`, { token: TOKENS.webhooks })).body.error).toBe('invalid_event_type')
+  // An empty one is left out: the first subscribed event.
+  const blank = await ctx.call('POST', `${base}/${hook.id}/test?eventType=`, { token: TOKENS.webhooks })
+  expect(blank.body.delivered).toBe(true)
+  expect(JSON.parse(rx.requests[2]!.body).eventType).toBe('content.unpublished')
 
   rx.answers = [{ status: 503, body: 'down' }]
   const failed = await ctx.call('POST', `${base}/${hook.id}/test`, { token: TOKENS.webhooks })
@@ -518,6 +522,7 @@ test('test endpoint sends a signed sample synchronously and logs it as a test de
   expect(log.status).toBe(200)
   expect(log.body.map((d: any) => [d.eventType, d.status, d.attempts.map((a: any) => [a.attempt, a.trigger, a.statusCode])])).toEqual([
     ['content.unpublished', 'failed', [[1, 'test', 503]]],
+    ['content.unpublished', 'delivered', [[1, 'test', 200]]],
     ['site.changed', 'delivered', [[1, 'test', 200]]],
     ['content.unpublished', 'delivered', [[1, 'test', 200]]],
   ])
