@@ -18,6 +18,7 @@ export interface Dedupe {
    * the id forgotten, so the next retry runs it again. Answer 2xx for both results, 5xx on a throw.
    */
   run(deliveryId: string, handler: () => unknown): Promise<'handled' | 'duplicate'>
+  /** Ids seen within the TTL (expired ones are dropped as time goes on). */
   readonly size: number
 }
 
@@ -42,9 +43,18 @@ export function createDedupe(opts: DedupeOptions = {}): Dedupe {
   const now = opts.now ?? Date.now
   const seen = new Map<string, number>() // id -> expiry, in insertion order
   const running = new Map<string, Promise<void>>()
+  /** Drops expired ids from the oldest end (each id's expiry is its last sighting plus one TTL, so the map is in expiry order). */
+  const sweep = (t: number) => {
+    while (seen.size > 0) {
+      const [id, expiry] = seen.entries().next().value!
+      if (expiry > t) break
+      seen.delete(id)
+    }
+  }
   const dedupe: Dedupe = {
     firstTime(id) {
       const t = now()
+      sweep(t)
       const expiry = seen.get(id)
       if (expiry !== undefined && expiry > t) return false
       seen.delete(id)
@@ -77,6 +87,7 @@ export function createDedupe(opts: DedupeOptions = {}): Dedupe {
       }
     },
     get size() {
+      sweep(now())
       return seen.size
     },
   }

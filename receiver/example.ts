@@ -1,13 +1,17 @@
 /**
  * An example receiver (Bun.serve): checks the signature (401 when it does not match),
- * deduplicates on X-Service-Delivery, refreshes the named paths through a downstream call
- * and answers 502 when that call fails, so the service retries (spec.md "Delivery rules" 5).
+ * deduplicates on X-Service-Delivery, refreshes the named paths through the downstream call
+ * `refresh` (your CDN purge or revalidation) and answers 502 when that call fails, so the
+ * service retries (spec.md "Delivery rules" 5).
  *
  *   WEBHOOK_SECRET=... PORT=8787 bun receiver/example.ts
+ *
+ * Run that way, `refresh` only prints the paths (it never fails); `startExampleReceiver({ refresh })`
+ * takes your own.
  */
-import { createDedupe } from './dedupe'
-import type { EventPayload } from './payload'
-import { verifySignature } from './verify'
+import { createDedupe } from './dedupe.js'
+import type { EventPayload } from './payload.js'
+import { verifySignature } from './verify.js'
 
 /** The largest body the example receiver reads (16 MiB). */
 export const MAX_EVENT_BYTES = 16 * 1024 * 1024
@@ -63,9 +67,13 @@ export function startExampleReceiver(opts: ReceiverOptions) {
 if (import.meta.main) {
   const secret = process.env.WEBHOOK_SECRET
   if (!secret) throw new Error('Set WEBHOOK_SECRET to the secret shown when the webhook was created.')
+  // As the service reads its own PORT: empty is the default, anything but a port number is refused.
+  const portText = process.env.PORT || '8787'
+  const port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN
+  if (!(port >= 0 && port <= 65535)) throw new Error(`PORT must be a port number (0-65535); got ${JSON.stringify(portText)}.`)
   const server = startExampleReceiver({
     secret,
-    port: Number(process.env.PORT ?? 8787),
+    port,
     async refresh(event) {
       console.log(JSON.stringify({ msg: 'refresh', eventType: event.eventType, scope: event.scope, urls: event.urls, previousUrls: event.previousUrls }))
     },

@@ -14,7 +14,8 @@ const isArrayBuffer = (x: unknown): x is ArrayBuffer => x instanceof ArrayBuffer
 /**
  * True when `header` (X-Service-Signature) is the signature of `rawBody` under `secret`.
  * A missing or malformed header is `false` (answer 401), and so is a header sent twice (node:http
- * joins it, `a, b`, in `req.headers`, and `req.headersDistinct` gives an array). A misuse throws a `TypeError` instead,
+ * joins it, `a, b`, in `req.headers`; `req.headersDistinct` gives an array of two). An array of
+ * one value (`req.headersDistinct` gives every header as an array) is that value. A misuse throws a `TypeError` instead,
  * so it shows at once rather than as deliveries refused or, worse, accepted: an empty or
  * missing secret (an unset `WEBHOOK_SECRET` would make anyone's signature valid), or a body
  * that is not the raw bytes (e.g. the object `express.json()` parsed: use `express.raw()`).
@@ -28,8 +29,9 @@ export function verifySignature(rawBody: RawBody, header: string | readonly stri
     : ArrayBuffer.isView(rawBody) ? new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength)
     : null
   if (bytes === null) throw new TypeError('verifySignature: pass the raw body (string, bytes or ArrayBuffer) as received, not a parsed object')
-  if (typeof header !== 'string' || !header.startsWith('sha256=')) return false
-  const hex = header.slice('sha256='.length)
+  const value = typeof header === 'string' ? header : Array.isArray(header) && header.length === 1 ? header[0] : null
+  if (typeof value !== 'string' || !value.startsWith('sha256=')) return false
+  const hex = value.slice('sha256='.length)
   if (!/^[0-9a-f]{64}$/.test(hex)) return false
   const expected = createHmac('sha256', secret).update(bytes).digest()
   return timingSafeEqual(Buffer.from(hex, 'hex'), expected)

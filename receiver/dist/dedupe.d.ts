@@ -18,6 +18,7 @@ export interface Dedupe {
      * the id forgotten, so the next retry runs it again. Answer 2xx for both results, 5xx on a throw.
      */
     run(deliveryId: string, handler: () => unknown): Promise<'handled' | 'duplicate'>;
+    /** Ids seen within the TTL (expired ones are dropped as time goes on). */
     readonly size: number;
 }
 export interface DedupeOptions {

@@ -8,9 +8,10 @@ function verifySignature(rawBody, header, secret) {
   const bytes = typeof rawBody === "string" ? rawBody : isArrayBuffer(rawBody) ? new Uint8Array(rawBody) : ArrayBuffer.isView(rawBody) ? new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength) : null;
   if (bytes === null)
     throw new TypeError("verifySignature: pass the raw body (string, bytes or ArrayBuffer) as received, not a parsed object");
-  if (typeof header !== "string" || !header.startsWith("sha256="))
+  const value = typeof header === "string" ? header : Array.isArray(header) && header.length === 1 ? header[0] : null;
+  if (typeof value !== "string" || !value.startsWith("sha256="))
     return false;
-  const hex = header.slice("sha256=".length);
+  const hex = value.slice("sha256=".length);
   if (!/^[0-9a-f]{64}$/.test(hex))
     return false;
   const expected = createHmac("sha256", secret).update(bytes).digest();
@@ -29,9 +30,18 @@ function createDedupe(opts = {}) {
   const now = opts.now ?? Date.now;
   const seen = new Map;
   const running = new Map;
+  const sweep = (t) => {
+    while (seen.size > 0) {
+      const [id, expiry] = seen.entries().next().value;
+      if (expiry > t)
+        break;
+      seen.delete(id);
+    }
+  };
   const dedupe = {
     firstTime(id) {
       const t = now();
+      sweep(t);
       const expiry = seen.get(id);
       if (expiry !== undefined && expiry > t)
         return false;
@@ -67,6 +77,7 @@ function createDedupe(opts = {}) {
       }
     },
     get size() {
+      sweep(now());
       return seen.size;
     }
   };

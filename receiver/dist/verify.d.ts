@@ -3,7 +3,8 @@ export type RawBody = string | ArrayBuffer | ArrayBufferView;
 /**
  * True when `header` (X-Service-Signature) is the signature of `rawBody` under `secret`.
  * A missing or malformed header is `false` (answer 401), and so is a header sent twice (node:http
- * joins it, `a, b`, in `req.headers`, and `req.headersDistinct` gives an array). A misuse throws a `TypeError` instead,
+ * joins it, `a, b`, in `req.headers`; `req.headersDistinct` gives an array of two). An array of
+ * one value (`req.headersDistinct` gives every header as an array) is that value. A misuse throws a `TypeError` instead,
  * so it shows at once rather than as deliveries refused or, worse, accepted: an empty or
  * missing secret (an unset `WEBHOOK_SECRET` would make anyone's signature valid), or a body
  * that is not the raw bytes (e.g. the object `express.json()` parsed: use `express.raw()`).

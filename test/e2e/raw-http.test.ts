@@ -83,6 +83,16 @@ test.each([
   expect({ status: mcp.status, tools: JSON.parse(mcp.body).result?.tools?.length }).toEqual({ status: 200, tools: 3 })
 })
 
+test('a GET\'s body is never read: a text or compressed one is answered as without it (the OpenAPI document declares no 415 on a GET), a DELETE\'s is 415', async () => {
+  const body = 'hello'
+  for (const headers of ['Content-Type: text/plain\r\n', 'Content-Type: application/json\r\nContent-Encoding: gzip\r\n']) {
+    const get = await raw(`GET /content/versions/${TEAM}?id=pages/home HTTP/1.1\r\nHost: x\r\n${auth}${headers}Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`)
+    expect({ headers, status: get.status, rows: JSON.parse(get.body).rows?.length }).toEqual({ headers, status: 200, rows: 1 })
+  }
+  const del = await raw(`DELETE /teams/${TEAM}/webhooks/nope HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: text/plain\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`)
+  expect({ status: del.status, error: JSON.parse(del.body).error }).toEqual({ status: 415, error: 'unsupported_media_type' })
+})
+
 test('nothing of it reached stderr as a stack trace, or the log as an error', async () => {
   // Sent here too, so the check means something when this test runs alone.
   expect((await raw(`GET /content/${TEAM}?id=pages/home HTTP/1.1\r\nHost: a b\r\n${auth}Connection: close\r\n\r\n`)).status).toBe(200)

@@ -35,6 +35,8 @@ async function onNode(from: string) {
     const cases = ${JSON.stringify(cases)}
     const body = ${JSON.stringify(body)}
     const verdicts = Object.fromEntries(Object.entries(cases).map(([k, h]) => [k, verifySignature(body, h, ${JSON.stringify(secret)})]))
+    verdicts.distinctOnce = verifySignature(body, [cases.good], ${JSON.stringify(secret)})
+    verdicts.distinctTwice = verifySignature(body, [cases.good, cases.good], ${JSON.stringify(secret)})
     verdicts.bytes = verifySignature(new TextEncoder().encode(body), cases.good, ${JSON.stringify(secret)})
     verdicts.arrayBuffer = verifySignature(new TextEncoder().encode(body).buffer, cases.good, ${JSON.stringify(secret)})
     try { verifySignature(body, cases.good, ''); verdicts.emptySecret = 'accepted' } catch (e) { verdicts.emptySecret = e.constructor.name }
@@ -44,7 +46,7 @@ async function onNode(from: string) {
     const seen = createDedupe({ max: 2, ttlMs: 100, now: () => t })
     const dedupe = [seen.firstTime('a'), seen.firstTime('a'), seen.firstTime('b'), seen.firstTime('c'), seen.firstTime('a'), seen.size]
     t = 1000
-    dedupe.push(seen.firstTime('c'))
+    dedupe.push(seen.size, seen.firstTime('c'))
     console.log(JSON.stringify({ verdicts, dedupe }))
   `)
   const proc = Bun.spawn(['node', script], { cwd: dir, stdout: 'pipe', stderr: 'pipe' })
@@ -54,9 +56,9 @@ async function onNode(from: string) {
 }
 
 const expected = {
-  verdicts: { good: true, wrongSecret: false, upperHex: false, noPrefix: false, missing: false, bytes: true, arrayBuffer: true, emptySecret: 'TypeError', run: ['handled', 'duplicate'] },
-  // a new; a repeat; b new; c new (evicts a, the oldest); a new again; two kept; c expired by then
-  dedupe: [true, false, true, true, true, 2, true],
+  verdicts: { good: true, wrongSecret: false, upperHex: false, noPrefix: false, missing: false, distinctOnce: true, distinctTwice: false, bytes: true, arrayBuffer: true, emptySecret: 'TypeError', run: ['handled', 'duplicate'] },
+  // a new; a repeat; b new; c new (evicts a, the oldest); a new again; two kept; none left within the TTL later; c new again
+  dedupe: [true, false, true, true, true, 2, 0, true],
 }
 
 test('Node imports content-service/receiver (the committed build) and it verifies and deduplicates', async () => {

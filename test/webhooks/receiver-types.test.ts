@@ -64,3 +64,22 @@ for (const [module, moduleResolution] of [['nodenext', 'nodenext'], ['node16', '
     expect({ code, out }).toEqual({ code: 0, out: '' })
   }, 60_000)
 }
+
+test('a Bun receiver project reading the sources (customConditions ["bun"]) type-checks under nodenext too, startExampleReceiver included', async () => {
+  writeFileSync(join(dir, 'bun-receiver.ts'), `
+import { verifySignature, startExampleReceiver } from 'content-service/receiver'
+export const ok: boolean = verifySignature('{}', null, 'a secret of at least thirty-two chars')
+export const start: typeof startExampleReceiver = startExampleReceiver
+`)
+  const config = join(dir, 'tsconfig.bun-nodenext.json')
+  writeFileSync(config, JSON.stringify({
+    compilerOptions: {
+      module: 'nodenext', moduleResolution: 'nodenext', customConditions: ['bun'], target: 'es2022', strict: true, noEmit: true,
+      skipLibCheck: true, types: ['bun'], typeRoots: [join(root, 'node_modules', '@types')],
+    },
+    files: ['bun-receiver.ts'],
+  }))
+  const proc = Bun.spawn([process.execPath, tsc, '-p', config], { cwd: dir, stdout: 'pipe', stderr: 'pipe' })
+  const [out, code] = [await new Response(proc.stdout).text(), await proc.exited]
+  expect({ code, out }).toEqual({ code: 0, out: '' })
+}, 60_000)
