@@ -122,7 +122,7 @@ function validationMessage(error: unknown): string {
   }
   // An id the schema's length cap refuses is said as the routes say other malformed ids, with the
   // limit that matters (a document id's 480), not only the cap on every id string (512).
-  if (first?.type === ValueErrorType.StringMaxLength && (first.path === '/id' || first.path === '/documentId')) {
+  if (first?.type === ValueErrorType.StringMaxLength && (type === 'body' || type === 'query') && (first.path === '/id' || first.path === '/documentId')) {
     return `\`${first.path.slice(1)}\` is too long: a document id has at most 480 characters, a snapshot id at most 512.`
   }
   // The path holds the client's own keys (an unknown 900 KB key): cut like every other echo.

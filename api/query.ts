@@ -16,3 +16,13 @@ export function pageSizeParam(text: string | undefined, opts: { name: string; fa
   if (!(n >= 1)) throw badRequest(opts.code, `\`${opts.name}\` must be a positive integer.`)
   return Math.min(n, opts.max)
 }
+
+/**
+ * A route `transform` taking an empty `name=` (a form's blank choice) as left out, before the
+ * query is validated: an empty `status=` or `eventType=` filters or picks nothing, as an empty
+ * `limit=` or `before=` does.
+ */
+export const blankAsAbsent = (...names: string[]) => ({ query }: { query: unknown }) => {
+  const q = query as Record<string, unknown>
+  for (const name of names) if (q[name] === '') delete q[name]
+}

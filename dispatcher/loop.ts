@@ -73,10 +73,9 @@ interface Slot {
   stalled: boolean
 }
 
-/** A claimed row waiting for a send slot of its webhook, with the webhook it goes to. */
+/** A claimed row waiting for a send slot of its webhook. */
 interface Queued {
   row: ClaimedRow
-  webhook: Outgoing['webhook'] | null
   claimedAt: number
 }
 
@@ -215,18 +214,36 @@ export function createDispatcher(deps: DispatcherDeps) {
     batch.forEach((b, i) => b.resolve(kept[i]!))
   }
 
-  // A cached prepared statement: read once per claim and webhook, not per send.
   const webhookStmt = deps.db.$client.query('SELECT provider, target, secret, options FROM webhooks WHERE id = ?')
   function loadWebhook(id: string): Outgoing['webhook'] | null {
     const found = webhookStmt.get(id) as { provider: WebhookRow['provider']; target: string; secret: string; options: string } | null
     return found && { ...found, options: JSON.parse(found.options) as Record<string, unknown> }
   }
+  /**
+   * Webhooks as sends go out: read once, then kept until this dispatcher claims again or another
+   * process commits (`PRAGMA data_version`). A row claimed ahead may wait for its slot while an
+   * editor deletes the webhook or changes its target or secret: it goes out as the webhook is
+   * when it is sent (or not at all), never to a target or with a secret the answered PATCH or
+   * DELETE replaced. Only sends already on the wire keep what they were sent with.
+   */
+  const webhookCache = new Map<string, Outgoing['webhook'] | null>()
+  let webhookCacheVersion = -1
+  const webhookVersion = deps.db.$client.query('PRAGMA data_version')
+  function refreshWebhooks(force: boolean) {
+    const v = (webhookVersion.get() as { data_version: number }).data_version
+    if (force || v !== webhookCacheVersion) webhookCache.clear()
+    webhookCacheVersion = v
+  }
+  function currentWebhook(id: string): Outgoing['webhook'] | null {
+    let webhook = webhookCache.get(id)
+    if (webhook === undefined) webhookCache.set(id, (webhook = loadWebhook(id)))
+    return webhook
+  }
 
   const rowStmt = deps.db.$client.query('SELECT 1 FROM outbox WHERE seq = ?')
 
-  /** Sends one claimed row and records the attempt under its lease. */
-  async function send(q: Queued, slot: Slot): Promise<void> {
-    const { row, webhook } = q
+  /** Sends one claimed row to `webhook` as it is now (null: deleted) and records the attempt under its lease. */
+  async function send(row: ClaimedRow, webhook: Outgoing['webhook'] | null, slot: Slot): Promise<void> {
     try {
       if (!webhook) return releaseLease(deps.db, row)
       const startedAt = now()
@@ -273,10 +290,9 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   /** Starts one send; `owned`/`sending` were already counted by the caller. */
-  function start(q: Queued): Promise<void> {
-    const { row } = q
+  function start(row: ClaimedRow, webhook: Outgoing['webhook'] | null): Promise<void> {
     const slot: Slot = { webhookId: row.webhookId, startedAt: now(), wire: true, stalled: false }
-    const done = send(q, slot)
+    const done = send(row, webhook, slot)
       .catch((err) => deps.log.error({ err, eventId: row.eventId, webhookId: row.webhookId }, 'delivery crashed'))
       .finally(() => inFlight.delete(row.seq))
     inFlight.set(row.seq, { done, slot })
@@ -304,7 +320,9 @@ export function createDispatcher(deps: DispatcherDeps) {
   /** Moves queued rows onto free send slots (per webhook and overall); returns the sends started. */
   function pump(): Promise<void>[] {
     const started: Promise<void>[] = []
+    if (queues.size === 0) return started
     const t = now()
+    refreshWebhooks(false)
     for (const [id, queue] of queues) {
       while (queue.length > 0 && sendingTotal < concurrency && (sending.get(id) ?? 0) < perWebhook) {
         const q = queue.shift()!
@@ -320,7 +338,7 @@ export function createDispatcher(deps: DispatcherDeps) {
         }
         bump(sending, id, 1)
         sendingTotal++
-        started.push(start(q))
+        started.push(start(q.row, currentWebhook(id)))
       }
       if (queue.length === 0) queues.delete(id)
     }
@@ -352,14 +370,14 @@ export function createDispatcher(deps: DispatcherDeps) {
     }
     const rows = claimDue(deps.db, { now: at, leaseMs, limit, budget, webhookIds, mayWrite })
     const claimedAt = now()
-    const webhooks = new Map<string, Outgoing['webhook'] | null>()
+    // Each claim reads the webhooks again (the api in this process commits on this connection, which
+    // data_version does not count).
+    if (rows.length > 0) refreshWebhooks(true)
     for (const row of rows) {
-      let webhook = webhooks.get(row.webhookId)
-      if (webhook === undefined) webhooks.set(row.webhookId, (webhook = loadWebhook(row.webhookId)))
       bump(owned, row.webhookId, 1)
       let queue = queues.get(row.webhookId)
       if (!queue) queues.set(row.webhookId, (queue = []))
-      queue.push({ row, webhook, claimedAt })
+      queue.push({ row, claimedAt })
     }
     return pump()
   }

@@ -131,6 +131,9 @@ const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, '')
  */
 const normalHost = (url: URL) => bareHost(url).toLowerCase().replace(/\.$/, '')
 
+/** What an operator sets to allow private targets, named in save-time refusals (it is no secret). */
+const ALLOW_PRIVATE = 'WEBHOOK_ALLOW_PRIVATE_TARGETS=true'
+
 /** Names that mean this machine in common /etc/hosts files (RFC 6761 reserves `*.localhost` too). */
 const LOCAL_NAMES = ['localhost', 'localhost.localdomain', 'ip6-localhost', 'ip6-loopback']
 
@@ -148,14 +151,18 @@ export function checkTargetSyntax(target: string, allowPrivate: boolean): string
   } catch {
     return 'The target is not a valid URL.'
   }
-  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return 'The target must be an https:// URL.'
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
+    return url.protocol === 'http:'
+      ? `The target must be an https:// URL (plain http:// only when the service runs with ${ALLOW_PRIVATE}, for receivers on a private network).`
+      : 'The target must be an https:// URL.'
+  }
   if (url.username || url.password) return 'The target must not carry credentials.'
   if (allowPrivate) return null
   const host = normalHost(url)
-  if (LOCAL_NAMES.includes(host) || host.endsWith('.localhost')) return 'The target must be a public host, not localhost.'
+  if (LOCAL_NAMES.includes(host) || host.endsWith('.localhost')) return `The target must be a public host, not localhost (a receiver on this machine needs ${ALLOW_PRIVATE}).`
   if (isIP(host)) {
     const why = blockedAddressReason(host)
-    if (why) return `The target must be a public address (${why}).`
+    if (why) return `The target must be a public address (${why}; a receiver there needs ${ALLOW_PRIVATE}).`
   }
   return null
 }

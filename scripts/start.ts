@@ -3,6 +3,7 @@
  * no team (contract.md "Runtime"; only here: the api alone never seeds), then runs the api and
  * the dispatcher side by side and stops both on Ctrl-C / SIGTERM.
  */
+import { resolve } from 'node:path'
 import { openDbOrExit } from '../db/client'
 import { seedDemoIfEmpty } from '../cli/seed'
 import { loadConfigOrExit } from '../api/config'
@@ -20,8 +21,12 @@ if (seedDemoIfEmpty(db, null)) {
 db.$client.close()
 
 const root = new URL('..', import.meta.url).pathname
+// The children run in the project root: a relative DATABASE_PATH (the default `./data/content.db`)
+// is passed as the file seeded above, not read again from another directory (an empty database
+// with no team, every request 401, when this script was started from elsewhere).
+const env = { ...process.env, DATABASE_PATH: resolve(config.databasePath) }
 const procs = ['api/main.ts', 'dispatcher/main.ts'].map((entry) =>
-  Bun.spawn(['bun', entry], { cwd: root, stdio: ['inherit', 'inherit', 'inherit'], env: process.env }),
+  Bun.spawn(['bun', entry], { cwd: root, stdio: ['inherit', 'inherit', 'inherit'], env }),
 )
 
 let stopping = false

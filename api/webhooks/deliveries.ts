@@ -136,9 +136,9 @@ export function redeliver(db: Db, teamId: string, id: string, eventId: string, n
   getWebhookRow(db, teamId, id)
   return db.transaction((tx) => {
     const row = tx.select().from(outbox).where(and(eq(outbox.webhookId, id), eq(outbox.eventId, eventId))).get()
-    if (!row) throw notFound('Delivery not found.')
+    if (!row) throw notFound('No delivery of this webhook has that event id (never made, or removed by retention).')
     if (row.leaseExpiresAt !== null && row.leaseExpiresAt > now) {
-      throw new AppError(409, 'delivery_in_progress', 'This event is being sent right now; try again when the attempt is over.')
+      throw new AppError(409, 'delivery_in_progress', 'This event is being sent, or is about to be; try again when the attempt is over.')
     }
     tx.update(outbox).set({ status: 'pending', attempts: 0, nextAttemptAt: now, leaseToken: null, leaseExpiresAt: null, trigger: 'manual', updatedAt: now })
       .where(eq(outbox.seq, row.seq)).run()

@@ -3,6 +3,7 @@ import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../content/model'
+import { blankAsAbsent } from '../query'
 import { listDeliveries, parseLimit, redeliver, testWebhook } from './deliveries'
 import { registerDeliveryMetrics } from './metrics'
 import { DeliveryStatus, DeliveryView, EventTypeSchema, RedeliveryAccepted, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret } from './model'
@@ -66,12 +67,7 @@ export function webhookRoutes(deps: AppDeps) {
       },
       {
         requires: ['ManageWebhooks'],
-        // An empty `eventType=` (a form's select left at its blank choice) is the same as leaving
-        // it out, as an empty `limit=` or `before=` of the delivery log is.
-        transform({ query }) {
-          const q = query as Record<string, unknown> // not validated yet
-          if (q.eventType === '') delete q.eventType
-        },
+        transform: blankAsAbsent('eventType'),
         // Any other value is `400 invalid_event_type` (api/app.ts).
         params: oneParams, query: t.Object({ eventType: t.Optional(EventTypeSchema) }, { additionalProperties: true }),
         response: { 200: TestResult, ...errors },
@@ -86,6 +82,7 @@ export function webhookRoutes(deps: AppDeps) {
       {
         requires: ['ManageWebhooks'],
         params: oneParams,
+        transform: blankAsAbsent('status'),
         // `limit` stays text so that each refusal names it (as versions' paging does).
         query: t.Object({
           limit: t.Optional(t.String()),
@@ -119,7 +116,7 @@ export function webhookRoutes(deps: AppDeps) {
         detail: {
           summary: 'Send an event again with the same eventId and bytes',
           description: 'A delivery the retention removed (`DELIVERY_LOG_RETENTION_DAYS`) is `404 not_found`, like one never made.',
-          'x-responses': { 409: '`{error: "delivery_in_progress", message}`: this event is being sent right now; try again when the attempt is over' },
+          'x-responses': { 409: '`{error: "delivery_in_progress", message}`: this event is being sent, or is claimed to be sent next; try again when the attempt is over' },
         },
       },
     )

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { countRevisions } from '../../db/store'
-import { createTestContext, enc, TEAM, type TestContext } from '../helpers'
+import { createTestContext, enc, TEAM, TOKENS, type TestContext } from '../helpers'
 
 let ctx: TestContext
 // A legitimate id: U+FFFD is an ordinary character. Every alias below would land on it.
@@ -130,5 +130,8 @@ describe('every canonical id leaves room for its siblings', () => {
     expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id, publishAt: '2030-01-01T00:00:00Z' } })).body).toEqual({ error: 'invalid_id', message: tooLong })
     expect((await ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: id } })).body)
       .toEqual({ error: 'invalid_id', message: tooLong.replace('`id`', '`documentId`') })
+    // A path's `id` (a webhook's, capped at 200) is no document id: the validator's own words, its limit.
+    const hook = await ctx.call('GET', `/teams/${TEAM}/webhooks/${'x'.repeat(600)}/deliveries`, { token: TOKENS.webhooks })
+    expect(hook.body).toEqual({ error: 'invalid_body', message: 'Invalid request: /id Expected string length less or equal to 200' })
   })
 })

@@ -342,7 +342,11 @@ test('validation: provider, events, target scheme and private targets', async ()
     for (const target of [rx.url, 'https://127.0.0.1/x', 'https://localhost/x', 'https://LOCALHOST./', 'https://169.254.169.254/x', 'https://[::ffff:10.0.0.1]/x']) {
       const res = await strict.call('POST', base, { token: TOKENS.webhooks, body: { label: 'x', provider: 'custom', target } })
       expect({ target, status: res.status, error: res.body.error }).toEqual({ target, status: 400, error: 'invalid_target' })
+      // A loopback or private target says what would allow it (a receiver on the operator's own network).
+      expect({ target, names: res.body.message.includes('WEBHOOK_ALLOW_PRIVATE_TARGETS=true') }).toEqual({ target, names: true })
     }
+    const http = await strict.call('POST', base, { token: TOKENS.webhooks, body: { label: 'x', provider: 'custom', target: 'http://hooks.example.com/x' } })
+    expect(http.body).toEqual({ error: 'invalid_target', message: 'The target must be an https:// URL (plain http:// only when the service runs with WEBHOOK_ALLOW_PRIVATE_TARGETS=true, for receivers on a private network).' })
     const ok = await strict.call('POST', base, { token: TOKENS.webhooks, body: { label: 'x', provider: 'custom', target: 'https://hooks.example.com/x' } })
     expect(ok.status).toBe(201)
   } finally {
@@ -729,6 +733,7 @@ test('the delivery log pages with limit and before, and filters by status; bad p
   expect({ status: status.status, body: status.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: 'Invalid request: /status must be one of "pending", "delivered", "failed"' } })
   expect((await log('?limit=1000')).body).toHaveLength(5) // capped at 100, as versions' pageSize
   expect((await log('?limit=&before=')).body).toEqual(all) // empty is unset
+  expect((await log('?status=')).body).toEqual(all) // a filter form's blank choice too
   // An eventId of another webhook, an unknown one, a hostile one: not a delivery of this webhook.
   const other = (await create({ label: 'other', provider: 'custom', target: rx.url })).body
   expect((await ctx.call('POST', `${base}/${other.id}/test`, { token: TOKENS.webhooks })).status).toBe(200)

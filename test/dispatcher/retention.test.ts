@@ -71,7 +71,7 @@ test('finished deliveries past the retention leave the log with their attempts a
   // A pruned delivery is gone for redelivery too.
   const again = await ctx.call('POST', `/teams/${TEAM}/webhooks/${hooks[0]!.id}/deliveries/${old.eventId}/redeliver`, { token: TOKENS.webhooks })
   expect(again.status).toBe(404)
-  expect(again.body).toEqual({ error: 'not_found', message: 'Delivery not found.' })
+  expect(again.body).toEqual({ error: 'not_found', message: 'No delivery of this webhook has that event id (never made, or removed by retention).' })
 })
 
 test('retention 0 keeps the log forever', async () => {

@@ -188,7 +188,7 @@ test('SSRF: a target resolving to 127.0.0.1 is refused at send time when private
   await publish('pages/ssrf')
   await waitFor(() => (attempts() as unknown[]).length > 0, 10_000, 'refused attempt')
   await Bun.sleep(1500)
-  expect(attempts()).toEqual([{ attempt: 1, statusCode: null, error: expect.stringMatching(/^refused: .*public address \(loopback\)/) }])
+  expect(attempts()).toEqual([{ attempt: 1, statusCode: null, error: expect.stringMatching(/^refused: .*public address \(loopback; a receiver there needs WEBHOOK_ALLOW_PRIVATE_TARGETS=true\)/) }])
   expect(ctx.db.$client.query('SELECT status FROM outbox').all()).toEqual([{ status: 'failed' }])
   expect(rx.requests).toHaveLength(0)
 })
@@ -499,3 +499,37 @@ test('providers through the process: netlify and vercel build hooks get an empty
     },
   })
 })
+
+test('a row claimed ahead goes out as its webhook is when it is sent: after a PATCH of target and secret nothing more reaches the old target, after a DELETE nothing more at all (beyond the sends on the wire)', async () => {
+  // Room to claim ahead (lease - timeout - 2 s >= 3 s): 2 sends in flight, 8 more claimed per webhook.
+  const slow: Answer[] = [{ status: 200, delayMs: 150 }]
+  const { ctx, rx, hookId, spawn, publish } = await setup({ answers: slow, env: { DISPATCHER_PER_WEBHOOK: '2', WEBHOOK_TIMEOUT_MS: '2000', DISPATCHER_LEASE_MS: '10000' } })
+  const moved = startReceiver(slow)
+  cleanup.push(() => moved.stop())
+  spawn()
+  await publish('pages/warm') // answered fast: this webhook's rows are claimed ahead from now on
+  await waitFor(() => rx.requests.length === 1, 10_000, 'warm-up delivery')
+  const burst = async (n: number) => {
+    for (let i = 0; i < n; i++) await ctx.call('POST', `/content/${TEAM}`, { body: { id: `pages/b${i}`, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'B', slug: `b${i}` } } } })
+    const res = await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: Array.from({ length: n }, (_, i) => `pages/b${i}`) } })
+    expect(res.body.every((item: { status: number }) => item.status === 0)).toBe(true)
+  }
+  await burst(30)
+  await waitFor(() => rx.requests.length >= 4, 10_000, 'the burst under way')
+  const newSecret = 'a-new-secret-of-at-least-thirty-two-characters'
+  const patched = await ctx.call('PATCH', `/teams/${TEAM}/webhooks/${hookId}`, { token: TOKENS.webhooks, body: { target: moved.url, secret: newSecret } })
+  expect(patched.status).toBe(200)
+  const oldAtPatch = rx.requests.length
+  await waitFor(() => rx.requests.length - 1 + moved.requests.length >= 30, 20_000, 'the burst delivered')
+  // Only sends already on the wire (2) may still reach the old target.
+  expect(rx.requests.length - oldAtPatch).toBeLessThanOrEqual(2)
+  expect(moved.requests.length).toBeGreaterThanOrEqual(20)
+  for (const r of moved.requests) expect(verifySignature(r.body, r.headers['x-service-signature'], newSecret)).toBe(true)
+
+  await burst(30) // republished: 30 more events
+  await waitFor(() => moved.requests.length >= 34, 10_000, 'the second burst under way')
+  expect((await ctx.call('DELETE', `/teams/${TEAM}/webhooks/${hookId}`, { token: TOKENS.webhooks })).status).toBe(204)
+  const atDelete = moved.requests.length
+  await Bun.sleep(1500)
+  expect(moved.requests.length - atDelete).toBeLessThanOrEqual(2)
+}, 60_000)

@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from 'bun:test'
-import { existsSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { logLine, makeTestDir, spawnApi, waitFor } from '../helpers'
 
@@ -45,4 +45,19 @@ test('bun start creates and seeds the database, serves the api, runs the dispatc
   const seeded = 'seeded the demo team "acme": its tokens are the public ones the README lists, so use this database for trying things out only'
   expect(logLine(output.text, seeded)).toMatchObject({ level: 40, component: 'start' })
   expect(output.text).not.toContain('tok-') // no token in a log line, not even the demo team's public ones
+}, 40_000)
+
+test('started from another directory, the script seeds and serves one database: a relative DATABASE_PATH is read from where it was started', async () => {
+  const here = join(dir, 'elsewhere')
+  mkdirSync(here, { recursive: true })
+  const script = join(import.meta.dir, '../../scripts/start.ts')
+  const service = spawnApi({ DATABASE_PATH: 'rel/content.db' }, { argv: ['bun', script], cwd: here })
+  try {
+    const { port } = await service.listening()
+    const versions = await fetch(`http://127.0.0.1:${port}/content/versions/acme?id=pages/about`, { headers: { authorization: 'Bearer tok-editor' } })
+    expect(versions.status).toBe(200)
+    expect(existsSync(join(here, 'rel', 'content.db'))).toBe(true)
+  } finally {
+    await service.stop()
+  }
 }, 40_000)
