@@ -9,6 +9,7 @@ import { AppError, BatchError, busyAnswer, echoList, ProblemError } from './erro
 import { authenticateRequest } from './auth'
 import { normalizeOpenApi } from './openapi'
 import { expectation, type SchemaError } from './schema-errors'
+import { MAX_CANONICAL_ID_LENGTH, MAX_ID_LENGTH } from './content/ids'
 import { checkDepth, isJsonMediaType, isUtf8Charset, readJsonBody } from './body'
 import type { AppDeps } from './deps'
 import { isLocked, writeLockFree } from '../db/client'
@@ -123,7 +124,7 @@ function validationMessage(error: unknown): string {
   // An id the schema's length cap refuses is said as the routes say other malformed ids, with the
   // limit that matters (a document id's 480), not only the cap on every id string (512).
   if (first?.type === ValueErrorType.StringMaxLength && (type === 'body' || type === 'query') && (first.path === '/id' || first.path === '/documentId')) {
-    return `\`${first.path.slice(1)}\` is too long: a document id has at most 480 characters, a snapshot id at most 512.`
+    return `\`${first.path.slice(1)}\` is too long: a document id has at most ${MAX_CANONICAL_ID_LENGTH} characters, a snapshot id at most ${MAX_ID_LENGTH}.`
   }
   // The path holds the client's own keys (an unknown 900 KB key): cut like every other echo.
   return first ? `Invalid request: ${first.path ? echoList([first.path]) : 'body'} ${expectation(first)}`.trim() : 'Invalid request.'

@@ -30,12 +30,16 @@ export const revokedTokenHash = (userId: string) => `none:${userId}`
 export function withdrawnReason(db: Conn, teamId: string, userId: string, required: readonly Capability[]): string | null {
   const user = db.select({ tokenHash: users.tokenHash }).from(users).where(eq(users.id, userId)).get()
   if (!user || user.tokenHash === revokedTokenHash(userId)) return `the token of user ${userId} has been revoked`
-  const membership = db.select({ capabilities: memberships.capabilities }).from(memberships)
-    .where(and(eq(memberships.teamId, teamId), eq(memberships.userId, userId))).get()
+  const membership = membershipOf(db, teamId, userId)
   if (!membership) return `user ${userId} is no longer a member of this team`
   const missing = required.filter((c) => !membership.capabilities.includes(c))
   return missing.length > 0 ? `user ${userId} no longer has ${missing.join(', ')}` : null
 }
+
+/** A user's membership of a team (its capabilities), or undefined for a non-member. */
+const membershipOf = (db: Conn, teamId: string, userId: string) =>
+  db.select({ capabilities: memberships.capabilities }).from(memberships)
+    .where(and(eq(memberships.teamId, teamId), eq(memberships.userId, userId))).get()
 
 const unauthorized = () => new AppError(401, 'unauthorized', 'A valid bearer token is required.')
 const forbidden = (message: string) => new AppError(403, 'forbidden', message)
@@ -73,11 +77,7 @@ export function authorize(db: Db, request: Request, teamId: string, required: Ca
   const user = authenticated.get(request) ?? authenticateRequest(db, request)
   let caller = members.get(request)
   if (caller?.teamId !== teamId) {
-    const membership = db
-      .select({ capabilities: memberships.capabilities })
-      .from(memberships)
-      .where(and(eq(memberships.teamId, teamId), eq(memberships.userId, user.id)))
-      .get()
+    const membership = membershipOf(db, teamId, user.id)
     if (!membership) throw forbidden('You are not a member of this team.')
     caller = { userId: user.id, teamId, capabilities: new Set(membership.capabilities) }
     members.set(request, caller)

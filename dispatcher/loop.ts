@@ -231,11 +231,12 @@ export function createDispatcher(deps: DispatcherDeps) {
   let webhookCacheVersion = -1
   /** When data_version was last read: at most once a millisecond (a read costs ~1.5 µs, a delivery's answer pumps once or twice). */
   let webhookCheckedAt = -1
-  const webhookVersion = deps.db.$client.query('PRAGMA data_version')
+  /** Changes when another process commits; read here and by `changedElsewhere`. */
+  const dataVersion = deps.db.$client.query('PRAGMA data_version')
   function refreshWebhooks(force: boolean, at = now()) {
     if (!force && at === webhookCheckedAt) return
     webhookCheckedAt = at
-    const v = (webhookVersion.get() as { data_version: number }).data_version
+    const v = (dataVersion.get() as { data_version: number }).data_version
     if (force || v !== webhookCacheVersion) webhookCache.clear()
     webhookCacheVersion = v
   }
@@ -478,7 +479,6 @@ export function createDispatcher(deps: DispatcherDeps) {
   // another process commits) claims new outbox rows as soon as the api writes them, so
   // publish-to-send latency is not a poll. Schedules and site changes wait for the full pass.
   const wakeMs = Math.min(10, deps.pollMs)
-  const dataVersion = deps.db.$client.query('PRAGMA data_version')
   function changedElsewhere(): boolean {
     const v = (dataVersion.get() as { data_version: number }).data_version
     const changed = v !== lastDataVersion

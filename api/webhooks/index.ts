@@ -116,7 +116,7 @@ export function webhookRoutes(deps: AppDeps) {
         detail: {
           summary: 'Send an event again with the same eventId and bytes',
           description: 'A delivery the retention removed (`DELIVERY_LOG_RETENTION_DAYS`) is `404 not_found`, like one never made.',
-          'x-responses': { 409: '`{error: "delivery_in_progress", message}`: this event is being sent, or is claimed to be sent next; try again when the attempt is over' },
+          'x-responses': { 409: '`{error: "delivery_in_progress", message}`: this event is being sent, or is about to be; try again when the attempt is over' },
         },
       },
     )
