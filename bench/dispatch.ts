@@ -11,6 +11,9 @@
  * the bare loop (from /proc, Linux), split into the event loop, Bun's HTTP client thread and the
  * rest: on a machine shared with other work that is the steadier figure, and it shows where the
  * difference lies.
+ * BENCH_DISPATCHER=<script> runs another dispatcher process in place of dispatcher/main.ts (such
+ * as bench/floor-dispatcher.ts, the least work a leased, logged delivery can do); BENCH_PROFILE=<dir>
+ * writes the dispatcher's CPU profile there.
  */
 import { join } from 'node:path'
 import { readFileSync, rmSync } from 'node:fs'
@@ -58,7 +61,8 @@ const call = async (method: string, url: string, body: unknown) => {
 }
 await call('POST', `/teams/${TEAM}/webhooks`, { label: 'bench', provider: 'custom', target })
 
-const dispatcher = Bun.spawn(['bun', ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []), 'dispatcher/main.ts'], {
+const DISPATCHER = process.env.BENCH_DISPATCHER ?? 'dispatcher/main.ts'
+const dispatcher = Bun.spawn(['bun', ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROFILE] : []), DISPATCHER], {
   cwd: root, stdout: 'ignore', stderr: 'inherit',
   env: { ...process.env, DATABASE_PATH: path, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', DISPATCHER_PER_WEBHOOK: String(PER_WEBHOOK), DISPATCHER_CONCURRENCY: String(Math.max(64, PER_WEBHOOK)) },
 })
@@ -124,7 +128,7 @@ try {
     console.log(`round ${i + 1}: dispatcher ${f(r.dispatchRate)}/s, bare loop ${f(r.bareRate)}/s, ratio ${(r.dispatchRate / r.bareRate).toFixed(2)}`)
     console.log(`  CPU per delivery ${cpu(r.dispatchCpuUs)}; per bare request ${cpu(r.bareCpuUs)}`)
   }
-  console.log(`signed deliveries from the outbox:  ${f(median(rounds.map((r) => r.dispatchRate)))}/s median  (${N} events per round, ${ROUNDS} rounds, real dispatcher process, ${PER_WEBHOOK} in flight per webhook, LOG_LEVEL=warn, receiver ${RECEIVER_MS} ms)`)
+  console.log(`signed deliveries from the outbox:  ${f(median(rounds.map((r) => r.dispatchRate)))}/s median  (${N} events per round, ${ROUNDS} rounds, ${DISPATCHER === 'dispatcher/main.ts' ? 'real dispatcher process' : DISPATCHER + ' in its place'}, ${PER_WEBHOOK} in flight per webhook, LOG_LEVEL=warn, receiver ${RECEIVER_MS} ms)`)
   console.log(`  claim with lease + sign + SSRF syntax check (private targets allowed: no DNS) + send + classify + attempt row, from commit to last receipt`)
   console.log(`bare fetch POST loop, same receiver: ${f(median(rounds.map((r) => r.bareRate)))}/s median  (own process, ${PER_WEBHOOK} in flight, the same ${bytes}-byte body and ${own.length} headers, keep-alive fetch)`)
   console.log(`ratio dispatcher / bare loop:        ${median(rounds.map((r) => r.dispatchRate / r.bareRate)).toFixed(2)} median  (goal >= 0.7)`)
