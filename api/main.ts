@@ -36,7 +36,16 @@ try {
 // PORT=0 takes any free port: the log names the one the system gave.
 log.info({ host: config.host, port: server.port, databasePath: config.databasePath }, 'api listening')
 
+// The first signal stops cleanly: no new connections, the requests under way answered (a webhook
+// test send waits for its receiver, up to WEBHOOK_TIMEOUT_MS). A second one exits at once: what
+// a request had not committed is not written (each write is one transaction).
+let stopping = false
 const stop = async (signal: string) => {
+  if (stopping) {
+    log.warn({ signal }, 'api exiting now, without waiting for the requests under way (a second signal)')
+    process.exit(1)
+  }
+  stopping = true
   log.info({ signal }, 'api stopping')
   await server.stop()
   db.$client.close()

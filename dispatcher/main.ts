@@ -1,8 +1,8 @@
 /**
  * The dispatcher process: open the shared database, run the loop, stop cleanly on signals.
  * SIGTERM/SIGINT stop claiming and wait for the sends in flight (each bounded by
- * WEBHOOK_TIMEOUT_MS), so a systemd stop loses nothing; a kill -9 loses nothing either, since
- * the claimed rows come back when their lease expires.
+ * WEBHOOK_TIMEOUT_MS), so a systemd stop loses nothing; a second signal, or a kill -9, exits at
+ * once and loses nothing either, since the claimed rows come back when their lease expires.
  */
 import { openDbOrExit } from '../db/client'
 import { loadConfigOrExit } from '../api/config'
@@ -50,7 +50,12 @@ log.info({ databasePath: config.databasePath, pollMs: config.dispatcherPollMs, a
 
 let stopping = false
 stop = async (signal: string) => {
-  if (stopping) return
+  if (stopping) {
+    // A second signal (Ctrl-C again): exit now. Nothing is lost: the sends still in flight keep
+    // their leases, which expire after DISPATCHER_LEASE_MS, and are sent again (at least once).
+    log.warn({ signal, inFlight: dispatcher.inFlight() }, 'dispatcher exiting now (a second signal); the sends in flight go out again once their leases expire')
+    process.exit(1)
+  }
   stopping = true
   log.info({ signal, inFlight: dispatcher.inFlight() }, 'dispatcher stopping')
   await dispatcher.stop()

@@ -25,25 +25,33 @@ const root = new URL('..', import.meta.url).pathname
 // is passed as the file seeded above, not read again from another directory (an empty database
 // with no team, every request 401, when this script was started from elsewhere).
 const env = { ...process.env, DATABASE_PATH: resolve(config.databasePath) }
+// Each child in a process group of its own (`detached`): Ctrl-C in a terminal signals the whole
+// foreground group, so without it every child would get SIGINT twice (the terminal's and the one
+// forwarded below) and take the second for "exit now". Signals reach them through this script only.
 const procs = ['api/main.ts', 'dispatcher/main.ts'].map((entry) =>
-  Bun.spawn(['bun', entry], { cwd: root, stdio: ['inherit', 'inherit', 'inherit'], env }),
+  Bun.spawn(['bun', entry], { cwd: root, stdio: ['inherit', 'inherit', 'inherit'], env, detached: true }),
 )
 
-let stopping = false
+// The first signal stops both cleanly (the dispatcher waits for its sends in flight, each bounded
+// by WEBHOOK_TIMEOUT_MS); a second one is passed on too, and each child exits at once (what it
+// had in flight is sent again once its lease expires). SIGHUP (the terminal closed) stops them
+// as SIGTERM does: in their own groups, they would not get it and outlive this script.
+let signals = 0
 const stop = async (signal: NodeJS.Signals) => {
-  if (stopping) return
-  stopping = true
-  for (const p of procs) p.kill(signal)
-  await Promise.all(procs.map((p) => p.exited))
-  process.exit(0)
+  const forward = signal === 'SIGHUP' ? 'SIGTERM' : signal
+  for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill(forward)
+  if (++signals > 1) return
+  const codes = await Promise.all(procs.map((p) => p.exited))
+  process.exit(codes.every((code) => code === 0) ? 0 : 1)
 }
 process.on('SIGINT', () => void stop('SIGINT'))
 process.on('SIGTERM', () => void stop('SIGTERM'))
+process.on('SIGHUP', () => void stop('SIGHUP'))
 
 // If either process dies on its own, take the other down too, so a supervisor sees the failure.
 const first = await Promise.race(procs.map((p) => p.exited.then((code) => code)))
-if (!stopping) {
-  stopping = true
+if (signals === 0) {
+  signals = 1
   for (const p of procs) p.kill('SIGTERM')
   await Promise.all(procs.map((p) => p.exited))
   process.exit(first || 1)

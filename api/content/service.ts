@@ -12,7 +12,7 @@ import { ifMatchHolds } from './if-match'
 import { getContentType, getTeam, type ContentTypeRow } from '../teams/service'
 import { appendActivity, type ActivityEntry } from './activity'
 import { asDocument, changedLocales, dirtyLocales, fieldsChanged, PROTECTED_FIELDS, same, stampOf, stripStamp } from './document'
-import { draftId, isStorableId, isValidCanonicalId, parseId } from './ids'
+import { draftId, isStorableId, isValidCanonicalId, MAX_CANONICAL_ID_LENGTH, parseId } from './ids'
 import { isNoParent, pageFieldProblem } from '../webhooks/urls'
 import { Document, DocumentInput, type DocumentView } from './model'
 import { recordChangedInPlace } from '../webhooks/events'
@@ -67,7 +67,7 @@ export function readDocument(db: Db, teamId: string, id: string | undefined) {
 }
 
 const invalidId = () =>
-  badRequest('invalid_id', 'The id must be a canonical id (path segments, no `.`/`..`, at most 480 characters, well-formed unicode, not ending in a reserved `/draft`, `/scheduled`, `/activity` or `/snapshot` segment) or `<id>/draft`.')
+  badRequest('invalid_id', `The id must be a canonical id (path segments, no \`.\`/\`..\`, at most ${MAX_CANONICAL_ID_LENGTH} characters, well-formed unicode, not ending in a reserved \`/draft\`, \`/scheduled\`, \`/activity\` or \`/snapshot\` segment) or \`<id>/draft\`.`)
 const conflict = () => new AppError(409, 'conflict', 'The document was changed by someone else; re-read it and retry.')
 /** An If-Match that does not hold: the caller's copy is stale, or the document does not exist (`*`). */
 const ifMatchFailed = () =>

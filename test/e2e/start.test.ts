@@ -1,7 +1,7 @@
 import { afterAll, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { logLine, makeTestDir, spawnApi, waitFor } from '../helpers'
+import { collectOutput, createTestContext, logLine, makeTestDir, spawnApi, TEAM, TOKENS, waitFor } from '../helpers'
 
 const dir = makeTestDir('start-test-')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -61,3 +61,106 @@ test('started from another directory, the script seeds and serves one database: 
     await service.stop()
   }
 }, 40_000)
+
+test('Ctrl-C (SIGINT to the whole process group, as a terminal sends it) stops bun start cleanly, waiting for a send in flight; a second Ctrl-C exits at once', async () => {
+  // A receiver that never answers: the dispatcher's send stays in flight until WEBHOOK_TIMEOUT_MS.
+  const requests: Request[] = []
+  const receiver = Bun.serve({
+    port: 0, hostname: '127.0.0.1', idleTimeout: 0,
+    fetch: (req) => {
+      requests.push(req)
+      return new Promise<Response>(() => {})
+    },
+  })
+  const env = {
+    ...process.env, PORT: '0', LOG_LEVEL: 'info', DATABASE_PATH: join(dir, 'ctrl-c', 'content.db'),
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '60000',
+  }
+  // Its own process group, the one a terminal would signal on Ctrl-C.
+  const service = Bun.spawn(['bun', 'start'], { cwd: join(import.meta.dir, '../..'), env, stdout: 'pipe', stderr: 'pipe', detached: true })
+  const output = collectOutput(service.stdout)
+  const errors = collectOutput(service.stderr)
+  const ctrlC = () => process.kill(-service.pid, 'SIGINT')
+  try {
+    const { port } = await waitFor(() => logLine(output.text, 'api listening'), 20_000, 'api listening') as { port: number }
+    const call = (path: string, body: unknown) => fetch(`http://127.0.0.1:${port}${path}`, {
+      method: 'POST', headers: { authorization: 'Bearer tok-editor', 'content-type': 'application/json' }, body: JSON.stringify(body),
+    })
+    const hook = await call('/teams/acme/webhooks', { label: 'hangs', provider: 'custom', target: `http://127.0.0.1:${receiver.port}/hook` })
+    expect(hook.status).toBe(201)
+    expect((await call('/content/publish/acme', { ids: ['pages/about'] })).status).toBe(200)
+    await waitFor(() => requests.length > 0, 10_000, 'a send in flight')
+
+    ctrlC()
+    await waitFor(() => output.text.includes('api stopping') && output.text.includes('dispatcher stopping'), 10_000, 'both stopping')
+    // The api has nothing under way and is gone; the dispatcher waits for its answer: one Ctrl-C
+    // reached each child once (not the terminal's and the forwarded one, which would be two).
+    await waitFor(async () => {
+      try {
+        await fetch(`http://127.0.0.1:${port}/health`)
+        return false
+      } catch {
+        return true
+      }
+    }, 10_000, 'the api gone')
+    await Bun.sleep(500)
+    expect(service.exitCode).toBeNull()
+    expect(requests[0]!.signal.aborted).toBe(false)
+    expect(output.text).not.toContain('exiting now')
+
+    const secondAt = Date.now()
+    ctrlC()
+    expect(await service.exited).toBe(1)
+    expect(Date.now() - secondAt).toBeLessThan(5000)
+    expect(logLine(output.text, 'dispatcher exiting now (a second signal); the sends in flight go out again once their leases expire')).toMatchObject({ level: 40, signal: 'SIGINT', inFlight: 1 })
+    // The dispatcher process is gone: its connection to the receiver closed with it.
+    await waitFor(() => requests[0]!.signal.aborted, 5000, 'the send cut off')
+  } finally {
+    if (service.exitCode === null) {
+      ctrlC()
+      ctrlC()
+      await service.exited
+    }
+    await Promise.all([output.done, errors.done])
+    receiver.stop(true)
+  }
+  // Nothing on stderr but `bun run`'s own lines (the command, and the exit code it passes on).
+  expect(errors.text.split('\n').filter((l) => l && !l.startsWith('$ ') && !l.startsWith('error: script "start" exited with code'))).toEqual([])
+}, 60_000)
+
+test('the api on its own: SIGTERM waits for a request under way (a webhook test send to a silent receiver); a second SIGTERM exits at once', async () => {
+  const requests: Request[] = []
+  const receiver = Bun.serve({
+    port: 0, hostname: '127.0.0.1', idleTimeout: 0,
+    fetch: (req) => {
+      requests.push(req)
+      return new Promise<Response>(() => {})
+    },
+  })
+  const ctx = await createTestContext()
+  const hook = await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'silent', provider: 'custom', target: `http://127.0.0.1:${receiver.port}/hook` } })
+  expect(hook.status).toBe(201)
+  const api = spawnApi({ DATABASE_PATH: ctx.path, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '60000' })
+  try {
+    const { port } = await api.listening()
+    const send = fetch(`http://127.0.0.1:${port}/teams/${TEAM}/webhooks/${hook.body.id}/test`, {
+      method: 'POST', headers: { authorization: `Bearer ${TOKENS.webhooks}`, 'content-type': 'application/json' }, body: '{}',
+    }).catch((err: Error) => err)
+    await waitFor(() => requests.length > 0, 10_000, 'the test send at the receiver')
+    api.proc.kill('SIGTERM')
+    await waitFor(() => api.stdout.text.includes('api stopping'), 10_000, 'api stopping')
+    await Bun.sleep(500)
+    expect(api.proc.exitCode).toBeNull() // still waiting for the test send's answer
+
+    const secondAt = Date.now()
+    api.proc.kill('SIGTERM')
+    expect(await api.proc.exited).toBe(1)
+    expect(Date.now() - secondAt).toBeLessThan(5000)
+    expect(logLine(api.stdout.text, 'api exiting now, without waiting for the requests under way (a second signal)')).toMatchObject({ level: 40, signal: 'SIGTERM' })
+    expect(await send).toBeInstanceOf(Error) // the caller's connection closed with the process
+  } finally {
+    await api.stop()
+    receiver.stop(true)
+    ctx.close()
+  }
+}, 60_000)
