@@ -9,6 +9,7 @@ import { loadConfigOrExit } from './config'
 import { createLogger } from './log'
 import { createMetrics, primePublishOutcomes } from './metrics'
 import { hasAnyTeam } from './teams/service'
+import { onStopSignals } from './signals'
 
 const config = loadConfigOrExit('api')
 const log = createLogger(config.logLevel, 'api')
@@ -37,19 +38,17 @@ try {
 log.info({ host: config.host, port: server.port, databasePath: config.databasePath }, 'api listening')
 
 // The first signal stops cleanly: no new connections, the requests under way answered (a webhook
-// test send waits for its receiver, up to WEBHOOK_TIMEOUT_MS). A second one exits at once: what
-// a request had not committed is not written (each write is one transaction).
-let stopping = false
-const stop = async (signal: string) => {
-  if (stopping) {
+// test send waits for its receiver, up to WEBHOOK_TIMEOUT_MS). A second one (api/signals.ts) exits
+// at once: what a request had not committed is not written (each write is one transaction).
+onStopSignals({
+  stop: async (signal) => {
+    log.info({ signal }, 'api stopping')
+    await server.stop()
+    db.$client.close()
+    process.exit(0)
+  },
+  force: (signal) => {
     log.warn({ signal }, 'api exiting now, without waiting for the requests under way (a second signal)')
     process.exit(1)
-  }
-  stopping = true
-  log.info({ signal }, 'api stopping')
-  await server.stop()
-  db.$client.close()
-  process.exit(0)
-}
-process.on('SIGINT', () => void stop('SIGINT'))
-process.on('SIGTERM', () => void stop('SIGTERM'))
+  },
+})

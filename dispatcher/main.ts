@@ -10,6 +10,7 @@ import { createLogger } from '../api/log'
 import { createMetrics } from '../api/metrics'
 import { createDispatcher } from './loop'
 import { isCompiled, waitForSchema } from './schema-wait'
+import { onStopSignals } from '../api/signals'
 import type { CheckpointerStart } from './checkpoint-worker'
 
 /** How often the checkpoint worker copies the WAL back (busy or idle). */
@@ -25,8 +26,13 @@ let stop = async (signal: string): Promise<void> => {
   db.$client.close()
   process.exit(0)
 }
-process.on('SIGINT', () => void stop('SIGINT'))
-process.on('SIGTERM', () => void stop('SIGTERM'))
+// A second signal (Ctrl-C again, api/signals.ts): exit now. Nothing is lost: the sends still in
+// flight keep their leases, which expire after DISPATCHER_LEASE_MS, and are sent again.
+let force = (signal: string) => {
+  log.warn({ signal }, 'dispatcher exiting now (a second signal)')
+  process.exit(1)
+}
+onStopSignals({ stop: (signal) => void stop(signal), force: (signal) => force(signal) })
 if (compiled) await waitForSchema(db, log, { path: config.databasePath })
 const dispatcher = createDispatcher({
   db, log, metrics: createMetrics(), pollMs: config.dispatcherPollMs,
@@ -48,15 +54,11 @@ checkpointer.postMessage({ path: config.databasePath, everyMs: CHECKPOINT_EVERY_
 dispatcher.start()
 log.info({ databasePath: config.databasePath, pollMs: config.dispatcherPollMs, allowPrivateTargets: config.allowPrivateTargets }, 'dispatcher started')
 
-let stopping = false
+force = (signal: string) => {
+  log.warn({ signal, inFlight: dispatcher.inFlight() }, 'dispatcher exiting now (a second signal); the sends in flight go out again once their leases expire')
+  process.exit(1)
+}
 stop = async (signal: string) => {
-  if (stopping) {
-    // A second signal (Ctrl-C again): exit now. Nothing is lost: the sends still in flight keep
-    // their leases, which expire after DISPATCHER_LEASE_MS, and are sent again (at least once).
-    log.warn({ signal, inFlight: dispatcher.inFlight() }, 'dispatcher exiting now (a second signal); the sends in flight go out again once their leases expire')
-    process.exit(1)
-  }
-  stopping = true
   log.info({ signal, inFlight: dispatcher.inFlight() }, 'dispatcher stopping')
   await dispatcher.stop()
   checkpointer.terminate()

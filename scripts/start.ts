@@ -8,6 +8,7 @@ import { openDbOrExit } from '../db/client'
 import { seedDemoIfEmpty } from '../cli/seed'
 import { loadConfigOrExit } from '../api/config'
 import { createLogger } from '../api/log'
+import { onStopSignals } from '../api/signals'
 
 const config = loadConfigOrExit('start')
 const db = openDbOrExit('start', config.databasePath)
@@ -33,25 +34,29 @@ const procs = ['api/main.ts', 'dispatcher/main.ts'].map((entry) =>
 )
 
 // The first signal stops both cleanly (the dispatcher waits for its sends in flight, each bounded
-// by WEBHOOK_TIMEOUT_MS); a second one is passed on too, and each child exits at once (what it
-// had in flight is sent again once its lease expires). SIGHUP (the terminal closed) stops them
-// as SIGTERM does: in their own groups, they would not get it and outlive this script.
-let signals = 0
-const stop = async (signal: NodeJS.Signals) => {
+// by WEBHOOK_TIMEOUT_MS); a second one (api/signals.ts) is passed on too, and each child exits at
+// once (what it had in flight is sent again once its lease expires). SIGHUP (the terminal closed)
+// stops them as SIGTERM does: in their own groups, they would not get it and outlive this script.
+let stopping = false
+const pass = (signal: NodeJS.Signals) => {
   const forward = signal === 'SIGHUP' ? 'SIGTERM' : signal
   for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill(forward)
-  if (++signals > 1) return
-  const codes = await Promise.all(procs.map((p) => p.exited))
-  process.exit(codes.every((code) => code === 0) ? 0 : 1)
 }
-process.on('SIGINT', () => void stop('SIGINT'))
-process.on('SIGTERM', () => void stop('SIGTERM'))
-process.on('SIGHUP', () => void stop('SIGHUP'))
+onStopSignals({
+  stop: async (signal) => {
+    pass(signal)
+    if (stopping) return // already taking both down (one of them died on its own)
+    stopping = true
+    const codes = await Promise.all(procs.map((p) => p.exited))
+    process.exit(codes.every((code) => code === 0) ? 0 : 1)
+  },
+  force: pass,
+}, ['SIGHUP'])
 
 // If either process dies on its own, take the other down too, so a supervisor sees the failure.
 const first = await Promise.race(procs.map((p) => p.exited.then((code) => code)))
-if (signals === 0) {
-  signals = 1
+if (!stopping) {
+  stopping = true
   for (const p of procs) p.kill('SIGTERM')
   await Promise.all(procs.map((p) => p.exited))
   process.exit(first || 1)
