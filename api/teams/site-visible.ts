@@ -31,10 +31,21 @@ function withoutEditorOnly(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).filter(([k]) => !editorOnly(k)))
 }
 
-/** The site-visible part of a content type: everything but editor-only keys, keys sorted. */
+/** A field as the site sees it: `localizable` left out is `localizable: false` (contract.md "Documents"). */
+function visibleField(field: unknown): unknown {
+  const visible = withoutEditorOnly(field)
+  if (!visible || typeof visible !== 'object' || Array.isArray(visible)) return visible
+  const { localizable, ...rest } = visible as Record<string, unknown>
+  return localizable === false ? rest : visible
+}
+
+/**
+ * The site-visible part of a content type: everything but editor-only keys, keys sorted, a
+ * field's `localizable: false` as if left out (the caller does the same for the type's `urls`).
+ */
 export function siteVisible(definition: Record<string, unknown>): string {
   const { fields, ...rest } = definition
-  const visibleFields = Array.isArray(fields) ? fields.map(withoutEditorOnly) : fields
+  const visibleFields = Array.isArray(fields) ? fields.map(visibleField) : fields
   return JSON.stringify(sorted({ ...(withoutEditorOnly(rest) as object), fields: visibleFields }))
 }
 

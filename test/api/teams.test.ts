@@ -108,6 +108,9 @@ test('each visible change records one site change with its status', async () => 
   // `urls` left out is `urls: false`: the same type, nothing the site sees changed.
   const { urls: _, ...withoutUrls } = type
   expect((await put('/content-types/product', withoutUrls)).body.siteChanged).toBe(false)
+  // So is a field's `localizable` left out: `localizable: false`, said or not, is the same field.
+  expect((await put('/content-types/product', { ...type, fields: [{ name: 'name', localizable: true }, { name: 'sku', localizable: false }] })).body.siteChanged).toBe(false)
+  expect((await put('/content-types/product', type)).body.siteChanged).toBe(false)
   expect((await put('/content-types/product', { ...type, urls: true })).body).toEqual({ definition: { ...type, urls: true, name: 'product' }, siteChanged: true })
   expect((await put('/content-index', { fields: ['name'] })).body).toEqual({ indexGeneration: 1 })
   expect((await put('/content-index', { fields: ['name'] })).body).toEqual({ indexGeneration: 2 })
