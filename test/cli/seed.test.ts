@@ -310,6 +310,15 @@ test('an invalid seed file fails with a message and exit code 1', () => {
   expect(runSeed(file, join(dir, 'bad4.db'))).toMatchObject({ code: 1, err: expect.stringContaining('Invalid seed file at /teams/0/users/0/token: Expected string length greater or equal to 8') })
   writeFileSync(file, JSON.stringify(user(12345678)))
   expect(runSeed(file, join(dir, 'bad5.db'))).toMatchObject({ code: 1, err: expect.stringContaining('Invalid seed file at /teams/0/users/0/token: must be string or null') })
+  // A token no request could sign in with (the api reads at most 512 printable characters, no
+  // spaces) is refused, not stored for a user who can never sign in.
+  writeFileSync(file, JSON.stringify(user('x'.repeat(513))))
+  expect(runSeed(file, join(dir, 'bad6.db'))).toMatchObject({ code: 1, err: expect.stringContaining('Invalid seed file at /teams/0/users/0/token: Expected string length less or equal to 512') })
+  for (const token of ['two words here', 'tab\there-token', 'tökenätoken']) {
+    writeFileSync(file, JSON.stringify(user(token)))
+    expect(runSeed(file, join(dir, 'bad7.db'))).toMatchObject({ code: 1, err: expect.stringContaining('Team x, user u: a token is 8 to 512 printable ASCII characters without spaces') })
+    expect(existsSync(join(dir, 'bad7.db'))).toBe(false)
+  }
 })
 
 test('a seed file naming a document or a team twice, or a team id that is no path segment, fails with exit 1 and writes nothing', () => {
