@@ -275,6 +275,40 @@ const PATCH_REFUSALS: Record<string, string> = {
   OPERATION_PATH_ILLEGAL_ARRAY_INDEX: 'an array index must be a whole number',
   OPERATION_VALUE_OUT_OF_BOUNDS: 'the array index is past the end of the array',
   OPERATION_PATH_CANNOT_ADD: 'nothing can be added at that path',
+  OPERATION_MOVE_INTO_ITSELF: 'a value cannot be moved into one of its own members',
+}
+
+/** RFC 6901: an array index is `0` or digits without a leading zero. */
+const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/
+
+/**
+ * What the library would get wrong in `op`, checked against `doc` before it runs: it reads an
+ * array index with `~~`, so one of 2^31 or more wraps (an `add` at 2147483648 went in FIRST, a
+ * path through element 4294967296 reached element 0), and it takes `01` and the empty token for
+ * indexes (the empty one as 0). A refusal is named the way the library names its own; `null`: go on.
+ */
+function arrayIndexRefusal(doc: unknown, op: Operation): string | null {
+  if (op.op === 'move' && op.path.startsWith(op.from + '/')) return 'OPERATION_MOVE_INTO_ITSELF'
+  const pointers: [string, boolean][] = [[op.path, op.op === 'add' || op.op === 'move' || op.op === 'copy']]
+  if (op.op === 'move' || op.op === 'copy') pointers.push([op.from, false])
+  for (const [pointer, adds] of pointers) {
+    const tokens = pointer.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+    let node: unknown = doc
+    for (const [i, token] of tokens.entries()) {
+      const last = i === tokens.length - 1
+      if (Array.isArray(node)) {
+        if (token === '-' && last && adds) break
+        if (!ARRAY_INDEX.test(token)) return 'OPERATION_PATH_ILLEGAL_ARRAY_INDEX'
+        const at = Number(token)
+        if (last) return at > node.length || (at === node.length && !adds) ? (adds ? 'OPERATION_VALUE_OUT_OF_BOUNDS' : pointer === op.path ? 'OPERATION_PATH_UNRESOLVABLE' : 'OPERATION_FROM_UNRESOLVABLE') : null
+        if (at >= node.length) return pointer === op.path ? 'OPERATION_PATH_UNRESOLVABLE' : 'OPERATION_FROM_UNRESOLVABLE'
+        node = node[at]
+      } else if (node !== null && typeof node === 'object' && Object.hasOwn(node, token)) {
+        node = (node as Record<string, unknown>)[token]
+      } else break // not there: the library's own refusal says so
+    }
+  }
+  return null
 }
 
 /**
@@ -293,6 +327,8 @@ function applyBounded(doc: Record<string, unknown>, ops: Operation[], maxBytes: 
     if (op.op === 'add' || op.op === 'replace') bound += length(op.value) + op.path.length
     else if (op.op === 'copy') bound += length(valueAt(result, op.from)) + op.path.length
     if (bound > 2 * maxBytes) throw tooLarge()
+    const refused = arrayIndexRefusal(result, op)
+    if (refused) throw Object.assign(new Error(refused), { name: refused, index, operation: op })
     try {
       result = jsonpatch.applyOperation(result, op, true, true, true, index).newDocument as Record<string, unknown>
     } catch (e) {
@@ -343,7 +379,11 @@ export function patchDocument(db: Db, input: { teamId: string; userId: string; i
       // and the operation's index; its prototype guard throws a plain TypeError, whose name would
       // tell the caller nothing.
       const { name, index, operation } = e as Error & { index?: number; operation?: { op?: unknown; path?: unknown; from?: unknown } }
-      if (!/^[A-Z_]+$/.test(name)) throw badRequest('invalid_patch', 'The patch does not apply: `__proto__`, `constructor` and `prototype` cannot be patched.')
+      if (!/^[A-Z_]+$/.test(name)) {
+        // The library's prototype guard is a TypeError that names its flag; any other is no refusal of its own.
+        if (/banPrototypeModifications/.test((e as Error).message)) throw badRequest('invalid_patch', 'The patch does not apply: `__proto__`, `constructor` and `prototype` cannot be patched.')
+        throw badRequest('invalid_patch', 'The patch does not apply to this document.')
+      }
       const what = operation && typeof operation.path === 'string'
         ? [String(operation.op), ...(typeof operation.from === 'string' ? [echoList([operation.from]), 'to'] : []), echoList([operation.path])].join(' ')
         : null

@@ -531,6 +531,28 @@ describe('PATCH /content/{activeTeam}', () => {
       const proto = await ctx.call('PATCH', `${base}?id=pages/p4`, { body: [{ op: 'add', path, value: 1 }] })
       expect({ path, body: proto.body }).toEqual({ path, body: { error: 'invalid_patch', message: 'The patch does not apply: `__proto__`, `constructor` and `prototype` cannot be patched.' } })
     }
+    // Array indexes as RFC 6901 writes them, checked before the library (which reads them with
+    // `~~`: 2^31 and up wrapped round, an `add` went in first, a path reached element 0): refused, nothing written.
+    await ctx.call('POST', base, { body: page('pages/arr', undefined, { parent: 'pages/home', arr: ['a', 'b', 'c'], objs: [{ x: 1 }] }) })
+    const before = await read('pages/arr')
+    const refusals: [unknown, string][] = [
+      [{ op: 'add', path: '/fields/arr/2147483648', value: 'Y' }, 'OPERATION_VALUE_OUT_OF_BOUNDS at operation 0 (add /fields/arr/2147483648): the array index is past the end of the array'],
+      [{ op: 'add', path: '/fields/arr/4294967294', value: 'Y' }, 'OPERATION_VALUE_OUT_OF_BOUNDS at operation 0 (add /fields/arr/4294967294): the array index is past the end of the array'],
+      [{ op: 'add', path: '/fields/arr/01', value: 'Y' }, 'OPERATION_PATH_ILLEGAL_ARRAY_INDEX at operation 0 (add /fields/arr/01): an array index must be a whole number'],
+      [{ op: 'add', path: '/fields/arr/', value: 'Y' }, 'OPERATION_PATH_ILLEGAL_ARRAY_INDEX at operation 0 (add /fields/arr/): an array index must be a whole number'],
+      [{ op: 'replace', path: '/fields/objs/4294967296/x', value: 2 }, 'OPERATION_PATH_UNRESOLVABLE at operation 0 (replace /fields/objs/4294967296/x): the path does not exist in the document'],
+      [{ op: 'copy', from: '/fields/arr/4294967296', path: '/fields/y' }, 'OPERATION_FROM_UNRESOLVABLE at operation 0 (copy /fields/arr/4294967296 to /fields/y): the `from` path does not exist in the document'],
+      [{ op: 'move', from: '/fields/arr', path: '/fields/arr/0' }, 'OPERATION_MOVE_INTO_ITSELF at operation 0 (move /fields/arr to /fields/arr/0): a value cannot be moved into one of its own members'],
+    ]
+    for (const [op, message] of refusals) {
+      const res = await ctx.call('PATCH', `${base}?id=pages/arr`, { body: [op] })
+      expect({ op, status: res.status, body: res.body }).toEqual({ op, status: 400, body: { error: 'invalid_patch', message: `The patch does not apply: ${message}.` } })
+    }
+    expect(await read('pages/arr')).toEqual(before)
+    // In range they still apply: the end (`-` or the length), a path through an element.
+    const fine = await ctx.call('PATCH', `${base}?id=pages/arr`, { body: [{ op: 'add', path: '/fields/arr/3', value: 'd' }, { op: 'add', path: '/fields/arr/-', value: 'e' }, { op: 'replace', path: '/fields/objs/0/x', value: 2 }] })
+    expect(fine.status).toBe(200)
+    expect(fine.body.fields).toMatchObject({ arr: ['a', 'b', 'c', 'd', 'e'], objs: [{ x: 2 }] })
     const breaking = await ctx.call('PATCH', `${base}?id=pages/p4`, { body: [{ op: 'replace', path: '/locales', value: 5 }] })
     expect(breaking.body.error).toBe('invalid_document')
     expect((await ctx.call('PATCH', `${base}?id=pages/none`, { body: [] })).status).toBe(404)
