@@ -26,17 +26,18 @@ const root = new URL('..', import.meta.url).pathname
 // is passed as the file seeded above, not read again from another directory (an empty database
 // with no team, every request 401, when this script was started from elsewhere).
 const env = { ...process.env, DATABASE_PATH: resolve(config.databasePath) }
-// Each child in a process group of its own (`detached`): Ctrl-C in a terminal signals the whole
-// foreground group, so without it every child would get SIGINT twice (the terminal's and the one
-// forwarded below) and take the second for "exit now". Signals reach them through this script only.
+// In this script's process group: whatever signals the group (a terminal's Ctrl-C, a supervisor
+// killing the group) reaches them too, and nothing outlives the group. A Ctrl-C then reaches each
+// child twice, from the terminal and forwarded below, within a millisecond: api/signals.ts takes
+// that for one.
 const procs = ['api/main.ts', 'dispatcher/main.ts'].map((entry) =>
-  Bun.spawn(['bun', entry], { cwd: root, stdio: ['inherit', 'inherit', 'inherit'], env, detached: true }),
+  Bun.spawn(['bun', entry], { cwd: root, stdio: ['inherit', 'inherit', 'inherit'], env }),
 )
 
 // The first signal stops both cleanly (the dispatcher waits for its sends in flight, each bounded
 // by WEBHOOK_TIMEOUT_MS); a second one (api/signals.ts) is passed on too, and each child exits at
-// once (what it had in flight is sent again once its lease expires). SIGHUP (the terminal closed)
-// stops them as SIGTERM does: in their own groups, they would not get it and outlive this script.
+// once (what it had in flight is sent again once its lease expires). SIGHUP sent to this script
+// alone stops them as SIGTERM does.
 let stopping = false
 const pass = (signal: NodeJS.Signals) => {
   const forward = signal === 'SIGHUP' ? 'SIGTERM' : signal

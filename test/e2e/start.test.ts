@@ -63,8 +63,8 @@ test('started from another directory, the script seeds and serves one database: 
   }
 }, 40_000)
 
-test('Ctrl-C (SIGINT to the whole process group, as a terminal sends it) stops bun start cleanly, waiting for a send in flight; a second Ctrl-C a second later exits at once', async () => {
-  // A receiver that never answers: the dispatcher's send stays in flight until WEBHOOK_TIMEOUT_MS.
+/** A receiver on 127.0.0.1 that never answers; `requests` are those it got, each left hanging. */
+function silentReceiver() {
   const requests: Request[] = []
   const receiver = Bun.serve({
     port: 0, hostname: '127.0.0.1', idleTimeout: 0,
@@ -73,6 +73,12 @@ test('Ctrl-C (SIGINT to the whole process group, as a terminal sends it) stops b
       return new Promise<Response>(() => {})
     },
   })
+  return { requests, receiver }
+}
+
+test('Ctrl-C (SIGINT to the whole process group, as a terminal sends it) stops bun start cleanly, waiting for a send in flight; a second Ctrl-C a second later exits at once', async () => {
+  // The dispatcher's send stays in flight until WEBHOOK_TIMEOUT_MS.
+  const { requests, receiver } = silentReceiver()
   const env = {
     ...process.env, PORT: '0', LOG_LEVEL: 'info', DATABASE_PATH: join(dir, 'ctrl-c', 'content.db'),
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '60000',
@@ -94,8 +100,8 @@ test('Ctrl-C (SIGINT to the whole process group, as a terminal sends it) stops b
 
     ctrlC()
     await waitFor(() => output.text.includes('api stopping') && output.text.includes('dispatcher stopping'), 10_000, 'both stopping')
-    // The api has nothing under way and is gone; the dispatcher waits for its answer: one Ctrl-C
-    // reached each child once (not the terminal's and the forwarded one, which would be two).
+    // The api has nothing under way and is gone; the dispatcher waits for its answer: the one
+    // Ctrl-C reached it two or three times (the terminal's, bun run's copy, start.ts's) and it stopped once.
     await waitFor(async () => {
       try {
         await fetch(`http://127.0.0.1:${port}/health`)
@@ -131,14 +137,7 @@ test('Ctrl-C (SIGINT to the whole process group, as a terminal sends it) stops b
 }, 60_000)
 
 test('the api on its own: SIGTERM (even sent again at once) waits for a request under way (a webhook test send to a silent receiver); a second SIGTERM a second later exits at once', async () => {
-  const requests: Request[] = []
-  const receiver = Bun.serve({
-    port: 0, hostname: '127.0.0.1', idleTimeout: 0,
-    fetch: (req) => {
-      requests.push(req)
-      return new Promise<Response>(() => {})
-    },
-  })
+  const { requests, receiver } = silentReceiver()
   const ctx = await createTestContext()
   const hook = await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'silent', provider: 'custom', target: `http://127.0.0.1:${receiver.port}/hook` } })
   expect(hook.status).toBe(201)
