@@ -19,6 +19,10 @@ export interface Caller {
 
 export const hashToken = (token: string) => new Bun.CryptoHasher('sha256').update(token).digest('hex')
 
+/** The longest bearer token read; a seed refuses a longer one (cli/seed.ts), which could never sign in. */
+export const MAX_TOKEN_LENGTH = 512
+const BEARER = new RegExp(`^Bearer\\s+(\\S{1,${MAX_TOKEN_LENGTH}})$`, 'i')
+
 /** What a user whose token was revoked (seed `"token": null`) stores instead of a hash: no token hashes to it. */
 export const revokedTokenHash = (userId: string) => `none:${userId}`
 
@@ -46,7 +50,7 @@ const forbidden = (message: string) => new AppError(403, 'forbidden', message)
 
 /** The user id behind a bearer token; throws 401 for a missing, malformed or unknown token. */
 export function authenticate(db: Db, authorization: string | undefined | null): { id: string } {
-  const token = /^Bearer\s+(\S{1,512})$/i.exec(authorization ?? '')?.[1]
+  const token = BEARER.exec(authorization ?? '')?.[1]
   if (!token) throw unauthorized()
   const user = db.select({ id: users.id }).from(users).where(eq(users.tokenHash, hashToken(token))).get()
   if (!user) throw unauthorized()

@@ -16,10 +16,10 @@ export interface StopHandlers {
 }
 
 /** Sends SIGINT, SIGTERM (and any of `extra`) to `handlers`: the first to `stop`, a later one to `force`. */
-export function onStopSignals(handlers: StopHandlers, extra: NodeJS.Signals[] = [], now: () => number = Date.now): void {
+export function onStopSignals(handlers: StopHandlers, extra: NodeJS.Signals[] = []): void {
   let firstAt: number | null = null
   const on = (signal: NodeJS.Signals) => {
-    const at = now()
+    const at = Date.now()
     if (firstAt === null) {
       firstAt = at
       handlers.stop(signal)

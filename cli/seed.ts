@@ -9,7 +9,7 @@ import { Value } from '@sinclair/typebox/value'
 import type { Db } from '../db/client'
 import { eq } from 'drizzle-orm'
 import { memberships, teams, users } from '../db/schema'
-import { hashToken, revokedTokenHash, CAPABILITIES } from '../api/auth'
+import { hashToken, MAX_TOKEN_LENGTH, revokedTokenHash, CAPABILITIES } from '../api/auth'
 import { stripStamp } from '../api/content/document'
 import { writeDocument, loadLive } from '../api/content/service'
 import { AppError } from '../api/errors'
@@ -45,7 +45,7 @@ export const SeedFile = t.Object({
       contentTypes: t.Optional(t.Array(ContentTypeInput)),
       users: t.Optional(
         // `token: null` revokes the user's token: no request signs in as this user any more.
-        t.Array(t.Object({ id: t.String({ minLength: 1 }), token: t.Union([t.String({ minLength: 8, maxLength: 512 }), t.Null()]), capabilities: t.Array(t.Union(CAPABILITIES.map((c) => t.Literal(c)))) })),
+        t.Array(t.Object({ id: t.String({ minLength: 1 }), token: t.Union([t.String({ minLength: 8, maxLength: MAX_TOKEN_LENGTH }), t.Null()]), capabilities: t.Array(t.Union(CAPABILITIES.map((c) => t.Literal(c)))) })),
       ),
       documents: t.Optional(
         t.Array(
@@ -84,7 +84,7 @@ export function checkSeedFile(input: unknown, opts: SeedOptions = {}): asserts i
     // A token the Authorization header cannot carry as it is (a space, a non-ASCII character)
     // would be stored and never match: refused here rather than seeded as a user who cannot sign in.
     const unusable = team.users?.find((u) => u.token !== null && !/^[\x21-\x7e]+$/.test(u.token))
-    if (unusable) throw new Error(`Team ${team.id}, user ${unusable.id}: a token is 8 to 512 printable ASCII characters without spaces (it is sent as \`Authorization: Bearer <token>\`).`)
+    if (unusable) throw new Error(`Team ${team.id}, user ${unusable.id}: a token is 8 to ${MAX_TOKEN_LENGTH} printable ASCII characters without spaces (it is sent as \`Authorization: Bearer <token>\`).`)
     const locales = localesProblem(team)
     if (locales) throw new Error(`Team ${team.id}: ${locales}`)
     for (const type of team.contentTypes ?? []) {

@@ -300,7 +300,12 @@ function arrayIndexRefusal(doc: unknown, op: Operation): string | null {
         if (token === '-' && last && adds) break
         if (!ARRAY_INDEX.test(token)) return 'OPERATION_PATH_ILLEGAL_ARRAY_INDEX'
         const at = Number(token)
-        if (last) return at > node.length || (at === node.length && !adds) ? (adds ? 'OPERATION_VALUE_OUT_OF_BOUNDS' : pointer === op.path ? 'OPERATION_PATH_UNRESOLVABLE' : 'OPERATION_FROM_UNRESOLVABLE') : null
+        // An add may name the end (the length); anything else must name an element. The next
+        // pointer (a copy's or move's `from`) is still checked.
+        if (last && adds) {
+          if (at > node.length) return 'OPERATION_VALUE_OUT_OF_BOUNDS'
+          break
+        }
         if (at >= node.length) return pointer === op.path ? 'OPERATION_PATH_UNRESOLVABLE' : 'OPERATION_FROM_UNRESOLVABLE'
         node = node[at]
       } else if (node !== null && typeof node === 'object' && Object.hasOwn(node, token)) {

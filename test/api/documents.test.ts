@@ -542,6 +542,7 @@ describe('PATCH /content/{activeTeam}', () => {
       [{ op: 'add', path: '/fields/arr/', value: 'Y' }, 'OPERATION_PATH_ILLEGAL_ARRAY_INDEX at operation 0 (add /fields/arr/): an array index must be a whole number'],
       [{ op: 'replace', path: '/fields/objs/4294967296/x', value: 2 }, 'OPERATION_PATH_UNRESOLVABLE at operation 0 (replace /fields/objs/4294967296/x): the path does not exist in the document'],
       [{ op: 'copy', from: '/fields/arr/4294967296', path: '/fields/y' }, 'OPERATION_FROM_UNRESOLVABLE at operation 0 (copy /fields/arr/4294967296 to /fields/y): the `from` path does not exist in the document'],
+      [{ op: 'copy', from: '/fields/arr/4294967296', path: '/fields/arr/0' }, 'OPERATION_FROM_UNRESOLVABLE at operation 0 (copy /fields/arr/4294967296 to /fields/arr/0): the `from` path does not exist in the document'],
       [{ op: 'move', from: '/fields/arr', path: '/fields/arr/0' }, 'OPERATION_MOVE_INTO_ITSELF at operation 0 (move /fields/arr to /fields/arr/0): a value cannot be moved into one of its own members'],
     ]
     for (const [op, message] of refusals) {
