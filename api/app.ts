@@ -5,12 +5,12 @@ import { Elysia } from 'elysia'
 import { swagger } from '@elysiajs/swagger'
 import { match, P } from 'ts-pattern'
 import { ValueErrorType } from '@sinclair/typebox/errors'
-import { AppError, BatchError, busyAnswer, echoList, ProblemError } from './errors'
+import { AppError, BatchError, busyAnswer, echoList, ProblemError } from '../core/errors'
 import { authenticateRequest } from './auth'
 import { normalizeOpenApi } from './openapi'
-import { expectation, type SchemaError } from './schema-errors'
-import { MAX_CANONICAL_ID_LENGTH, MAX_ID_LENGTH } from './content/ids'
-import { checkDepth, isJsonMediaType, isUtf8Charset, readJsonBody } from './body'
+import { expectation, type SchemaError } from '../core/schema-errors'
+import { MAX_CANONICAL_ID_LENGTH, MAX_ID_LENGTH } from '../core/documents/ids'
+import { checkDepth, isJsonMediaType, isUtf8Charset, readJsonBody } from '../core/body'
 import type { AppDeps } from './deps'
 import { isLocked, writeLockFree } from '../db/client'
 import { contentRoutes } from './content'
@@ -21,7 +21,7 @@ import { restoreRoutes } from './restore'
 import { snapshotRoutes } from './snapshots'
 import { historyRoutes } from './history'
 import { webhookRoutes } from './webhooks'
-import { testSendTimeoutMs } from './webhooks/deliveries'
+import { testSendTimeoutMs } from '../core/webhooks/deliveries'
 import { teamRoutes } from './teams'
 import { assistantRoutes, checkOrigin } from './assistant'
 
@@ -51,7 +51,7 @@ export function errorResponse(error: unknown, code: string | number, log: AppDep
     .with({ error: P.instanceOf(ProblemError) }, ({ error }) =>
       json(400, { title: error.title, status: 400, errors: error.errors }, 'application/problem+json'),
     )
-    // Elysia wraps what a parser throws; our own parser's refusal (api/body.ts) says why itself.
+    // Elysia wraps what a parser throws; our own parser's refusal (core/body.ts) says why itself.
     .with({ code: 'PARSE', error: { cause: P.instanceOf(AppError) } }, ({ error }) => errorResponse(error.cause, 'UNKNOWN', log))
     .with({ code: 'PARSE' }, () => json(400, { error: 'malformed_json', message: 'The request body is not valid JSON.' }))
     .with({ code: 'VALIDATION', error: P.when(isResponseCheck) }, ({ error }) => {
@@ -268,7 +268,7 @@ export function createApp(deps: AppDeps) {
       return errorResponse(error, code, deps.log.child({ method: request.method, path: url.pathname }))
     })
     // Every JSON body, under any spelling of its media type (`APPLICATION/JSON`,
-    // `application/vnd.acme+json`), is read here, as strict UTF-8 (api/body.ts `readBodyText`;
+    // `application/vnd.acme+json`), is read here, as strict UTF-8 (core/body.ts `readBodyText`;
     // Elysia's own parser would replace bad bytes). The restore routes read their raw text
     // themselves (api/restore/index.ts), with the same strict decoding.
     .onParse({ as: 'global' }, ({ request, contentType, route }) => {

@@ -1,7 +1,7 @@
 import type { Db } from '../db/client'
-import type { Config } from './config'
-import type { Logger } from './log'
-import type { Metrics } from './metrics'
+import type { Config } from '../core/config'
+import type { Logger } from '../core/log'
+import type { Metrics } from '../core/metrics'
 
 /** What every feature's routes are built from; tests build as many sets as they like. */
 export interface AppDeps {

@@ -5,11 +5,11 @@
  */
 import { openDbOrExit } from '../db/client'
 import { createApp, serveApp } from './app'
-import { loadConfigOrExit } from './config'
-import { createLogger } from './log'
-import { createMetrics, primePublishOutcomes } from './metrics'
-import { hasAnyTeam } from './teams/service'
-import { onStopSignals } from './signals'
+import { loadConfigOrExit } from '../core/config'
+import { createLogger } from '../core/log'
+import { createMetrics, primePublishOutcomes } from '../core/metrics'
+import { hasAnyTeam } from '../core/teams/service'
+import { onStopSignals } from '../core/signals'
 
 const config = loadConfigOrExit('api')
 const log = createLogger(config.logLevel, 'api')
@@ -38,7 +38,7 @@ try {
 log.info({ host: config.host, port: server.port, databasePath: config.databasePath }, 'api listening')
 
 // The first signal stops cleanly: no new connections, the requests under way answered (a webhook
-// test send waits for its receiver, up to WEBHOOK_TIMEOUT_MS). A second one (api/signals.ts) exits
+// test send waits for its receiver, up to WEBHOOK_TIMEOUT_MS). A second one (core/signals.ts) exits
 // at once: what a request had not committed is not written (each write is one transaction).
 onStopSignals({
   stop: async (signal) => {

@@ -12,12 +12,12 @@
  */
 import { openDb, type Db } from '../db/client'
 import { createApp } from '../api/app'
-import { loadConfig } from '../api/config'
-import { createLogger } from '../api/log'
-import { createMetrics } from '../api/metrics'
+import { loadConfig } from '../core/config'
+import { createLogger } from '../core/log'
+import { createMetrics } from '../core/metrics'
 import { seed } from '../cli/seed'
 import { rmSync } from 'node:fs'
-import { deleteWebhookNow } from '../api/webhooks/service'
+import { deleteWebhookNow } from '../core/webhooks/service'
 import { fmt, summarize, tempDbPath } from './util'
 
 const ROWS = Number(process.argv[2] ?? 200_000)

@@ -1,6 +1,6 @@
 /**
  * What a page publish with a subscribed webhook costs as the team's page tree grows: the event's
- * `urls`/`previousUrls` walk the tree (api/webhooks/events.ts), inside the publish's write
+ * `urls`/`previousUrls` walk the tree (core/events/record.ts), inside the publish's write
  * transaction, so every other writer waits for it. Measured on a small team (the baseline, same
  * run) and on a large one; the goal is a ratio near 1 (the cost follows the pages an event
  * touches, not the team's size). Also: an in-place rename of a page with a subtree below it.
@@ -8,9 +8,9 @@
  */
 import { openDb, type Db } from '../db/client'
 import { seed } from '../cli/seed'
-import { publishOne } from '../api/publish/service'
-import { writeDocument } from '../api/content/service'
-import { createWebhook } from '../api/webhooks/service'
+import { publishOne } from '../core/publish/service'
+import { writeDocument } from '../core/content/service'
+import { createWebhook } from '../core/webhooks/service'
 import { fmt, summarize, tempDbPath } from './util'
 
 const LARGE = Number(process.argv[2] ?? 8000)

@@ -13,9 +13,9 @@
  */
 import type { Database } from 'bun:sqlite'
 import { openDb, type Db } from '../db/client'
-import { createMetrics } from '../api/metrics'
-import { publishOne } from '../api/publish/service'
-import { writeDocument } from '../api/content/service'
+import { createMetrics } from '../core/metrics'
+import { publishOne } from '../core/publish/service'
+import { writeDocument } from '../core/content/service'
 import { seed } from '../cli/seed'
 import { fmt, tempDbPath } from './util'
 

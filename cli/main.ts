@@ -5,10 +5,10 @@
  * a team: that works when the database holds exactly one team.
  */
 import { openDbOrExit } from '../db/client'
-import { loadConfigOrExit } from '../api/config'
+import { loadConfigOrExit } from '../core/config'
 import { applySeed, checkSeedFile, type SeedFile } from './seed'
-import { bodyProblem, MAX_BODY_DEPTH } from '../api/body'
-import { pushContentIndex } from '../api/teams/settings'
+import { bodyProblem, MAX_BODY_DEPTH } from '../core/body'
+import { pushContentIndex } from '../core/teams/settings'
 
 const args = process.argv.slice(2)
 const [command, file, teamId] = args

@@ -10,18 +10,18 @@ import type { Db } from '../db/client'
 import { eq } from 'drizzle-orm'
 import { memberships, teams, users } from '../db/schema'
 import { hashToken, MAX_TOKEN_LENGTH, revokedTokenHash, CAPABILITIES } from '../api/auth'
-import { stripStamp } from '../api/content/document'
-import { writeDocument, loadLive } from '../api/content/service'
-import { AppError } from '../api/errors'
-import { bodyProblem, MAX_BODY_DEPTH } from '../api/body'
-import { expectation } from '../api/schema-errors'
-import { DEFAULT_MAX_BODY_BYTES } from '../api/config'
-import { publishBatch } from '../api/publish/service'
-import { getTeam, hasAnyTeam } from '../api/teams/service'
-import { localesProblem, writeContentType, writeLocales } from '../api/teams/settings'
-import { ContentTypeField, ContentTypeName, fieldsProblem, LocaleCode } from '../api/teams/model'
-import { recordSiteChange } from '../api/webhooks/events'
-import type { Metrics } from '../api/metrics'
+import { stripStamp } from '../core/documents/document'
+import { writeDocument, loadLive } from '../core/content/service'
+import { AppError } from '../core/errors'
+import { bodyProblem, MAX_BODY_DEPTH } from '../core/body'
+import { expectation } from '../core/schema-errors'
+import { DEFAULT_MAX_BODY_BYTES } from '../core/config'
+import { publishBatch } from '../core/publish/service'
+import { getTeam, hasAnyTeam } from '../core/teams/service'
+import { localesProblem, writeContentType, writeLocales } from '../core/teams/settings'
+import { ContentTypeField, ContentTypeName, fieldsProblem, LocaleCode } from '../core/teams/model'
+import { recordSiteChange } from '../core/events/record'
+import type { Metrics } from '../core/metrics'
 import type { DocumentRow } from '../db/schema'
 import demo from '../db/seed/demo.json'
 
@@ -145,7 +145,7 @@ function apply(db: Db, metrics: Metrics | null, input: SeedFile) {
   for (const team of input.teams) {
     db.transaction((tx) => {
       // An existing team's languages or templates change as through the settings routes
-      // (api/teams/settings.ts: fallbacks naming a removed locale go, a type's documents move with
+      // (core/teams/settings.ts: fallbacks naming a removed locale go, a type's documents move with
       // its collection, a site change for what the site can see); a new team has no site to tell yet.
       const existing = getTeam(tx, team.id)
       const actor = { teamId: team.id, userId: CLI_USER }

@@ -1,6 +1,6 @@
 /**
  * What goes with a delivery (an outbox row) when it is removed, by the retention sweep
- * (dispatcher/prune.ts) or a webhook's deletion (api/webhooks/service.ts): its attempts, and its
+ * (dispatcher/prune.ts) or a webhook's deletion (core/webhooks/service.ts): its attempts, and its
  * event's stored bytes when no other delivery points at them. The one place that says so.
  */
 import type { Conn, Db } from './client'

@@ -79,7 +79,7 @@ export const documents = sqliteTable(
     primaryKey({ columns: [t.teamId, t.id] }),
     index('documents_canonical').on(t.teamId, t.canonicalId),
     /**
-     * The pages below a page (webhook URLs, api/webhooks/events.ts): children by `fields.parent`.
+     * The pages below a page (webhook URLs, core/events/record.ts): children by `fields.parent`.
      * A query uses it only with this very expression and `kind = 'canonical'`.
      */
     index('documents_page_parent').on(t.teamId, sql`json_extract(${t.body}, '$.fields.parent')`).where(sql`${t.kind} = 'canonical'`),
@@ -134,7 +134,7 @@ export const schedules = sqliteTable(
     documentId: text('document_id').notNull(),
     publishAt: integer('publish_at').notNull(),
     scheduledBy: text('scheduled_by').notNull(),
-    /** Unused since schedules are no longer leased (api/publish/scheduled.ts); kept, always null, to spare a migration. */
+    /** Unused since schedules are no longer leased (core/publish/scheduled.ts); kept, always null, to spare a migration. */
     leaseToken: text('lease_token'),
     /** After a failed publish: not tried again before this time (ms); cleared by a new schedule. */
     leaseExpiresAt: integer('lease_expires_at'),

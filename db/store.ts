@@ -73,7 +73,7 @@ const toDocRow = (r: DocRecord): DocumentRow => ({
 /**
  * SQLite keeps text as UTF-8, which cannot encode a lone UTF-16 surrogate: `a\ud800` and
  * `a\udfff` would both become `a\ufffd`, so one id would reach another's document. The api
- * refuses such ids (api/content/ids.ts); the store refuses them too, for every other caller.
+ * refuses such ids (core/documents/ids.ts); the store refuses them too, for every other caller.
  */
 const storable = (id: string) => id.isWellFormed()
 

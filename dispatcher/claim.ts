@@ -6,8 +6,8 @@
 import { and, eq } from 'drizzle-orm'
 import type { Db, MayWrite } from '../db/client'
 import { outbox, type OutboxRow } from '../db/schema'
-import type { AttemptResult } from './deliver'
-import type { NextStep } from './retry'
+import type { AttemptResult } from '../core/delivery/deliver'
+import type { NextStep } from '../core/delivery/retry'
 
 export interface ClaimOptions {
   now: number

@@ -9,16 +9,16 @@
  */
 import { checkpoint, writeLockFreeNow, type Db } from '../db/client'
 import type { WebhookRow } from '../db/schema'
-import { componentLogger, type Logger } from '../api/log'
-import type { Metrics } from '../api/metrics'
-import { runDueSchedules } from '../api/publish/scheduled'
+import { componentLogger, type Logger } from '../core/log'
+import type { Metrics } from '../core/metrics'
+import { runDueSchedules } from '../core/publish/scheduled'
 import { claimDue, completeAttempts, listWebhookIds, nextAttemptTime, releaseLease, type ClaimedRow, type Completion } from './claim'
-import { deliverOnce } from './deliver'
-import { nextStep } from './retry'
+import { deliverOnce } from '../core/delivery/deliver'
+import { nextStep } from '../core/delivery/retry'
 import { emitDueSiteChanges, runIndexJob } from './site-changes'
 import { pruneDeliveries } from './prune'
-import type { Lookup } from './ssrf'
-import type { Outgoing } from './providers'
+import type { Lookup } from '../core/delivery/ssrf'
+import type { Outgoing } from '../core/delivery/providers'
 
 export interface DispatcherDeps {
   db: Db
@@ -267,7 +267,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       const fields = { attempt: row.attempts + 1, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs, outcome }
       // style.md rule 10: a child logger per delivery, made only when a line is written (making
       // one costs more than the rest of a no-op delivery's JavaScript). A sibling of deps.log,
-      // not its child: a child would write "component" twice (api/log.ts).
+      // not its child: a child would write "component" twice (core/log.ts).
       const log = () => componentLogger(deps.log, 'delivery', { eventId: row.eventId, webhookId: row.webhookId })
       if (!kept) {
         // The row is gone with its webhook (deleted during the send): nothing to record, nothing wrong.

@@ -5,12 +5,12 @@
  * once and loses nothing either, since the claimed rows come back when their lease expires.
  */
 import { openDbOrExit } from '../db/client'
-import { loadConfigOrExit } from '../api/config'
-import { createLogger } from '../api/log'
-import { createMetrics } from '../api/metrics'
+import { loadConfigOrExit } from '../core/config'
+import { createLogger } from '../core/log'
+import { createMetrics } from '../core/metrics'
 import { createDispatcher } from './loop'
 import { isCompiled, waitForSchema } from './schema-wait'
-import { onStopSignals } from '../api/signals'
+import { onStopSignals } from '../core/signals'
 import type { CheckpointerStart } from './checkpoint-worker'
 
 /** How often the checkpoint worker copies the WAL back (busy or idle). */
@@ -26,7 +26,7 @@ let stop = async (signal: string): Promise<void> => {
   db.$client.close()
   process.exit(0)
 }
-// A second signal (Ctrl-C again, api/signals.ts): exit now. Nothing is lost: the sends still in
+// A second signal (Ctrl-C again, core/signals.ts): exit now. Nothing is lost: the sends still in
 // flight keep their leases, which expire after DISPATCHER_LEASE_MS, and are sent again.
 let force = (signal: string) => {
   log.warn({ signal }, 'dispatcher exiting now (a second signal)')

@@ -6,7 +6,7 @@
 import { and, desc, eq, isNull, lte, max, min, sql } from 'drizzle-orm'
 import type { Db, MayWrite } from '../db/client'
 import { siteChanges, teams } from '../db/schema'
-import { enqueueEvent } from '../api/webhooks/events'
+import { enqueueEvent } from '../core/events/record'
 import { shouldEmit } from './coalesce'
 
 /**

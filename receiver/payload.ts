@@ -1,7 +1,7 @@
 /**
  * The v2 event payload as a plain type, for receivers on any runtime (the portable build's
  * types carry it; no TypeBox needed). It is the type of the service's `EventPayload` schema
- * (api/webhooks/model.ts), which a type-level check in test/webhooks/receiver-types.test.ts
+ * (core/webhooks/model.ts), which a type-level check in test/receiver/receiver-types.test.ts
  * keeps it equal to. Fields are only ever added within a version.
  */
 export interface EventPayload {

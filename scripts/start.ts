@@ -6,9 +6,9 @@
 import { resolve } from 'node:path'
 import { openDbOrExit } from '../db/client'
 import { seedDemoIfEmpty } from '../cli/seed'
-import { loadConfigOrExit } from '../api/config'
-import { createLogger } from '../api/log'
-import { onStopSignals } from '../api/signals'
+import { loadConfigOrExit } from '../core/config'
+import { createLogger } from '../core/log'
+import { onStopSignals } from '../core/signals'
 
 const config = loadConfigOrExit('start')
 const db = openDbOrExit('start', config.databasePath)
@@ -28,14 +28,14 @@ const root = new URL('..', import.meta.url).pathname
 const env = { ...process.env, DATABASE_PATH: resolve(config.databasePath) }
 // In this script's process group: whatever signals the group (a terminal's Ctrl-C, a supervisor
 // killing the group) reaches them too, and nothing outlives the group. A Ctrl-C then reaches each
-// child twice, from the terminal and forwarded below, within a millisecond: api/signals.ts takes
+// child twice, from the terminal and forwarded below, within a millisecond: core/signals.ts takes
 // that for one.
 const procs = ['api/main.ts', 'dispatcher/main.ts'].map((entry) =>
   Bun.spawn(['bun', entry], { cwd: root, stdio: ['inherit', 'inherit', 'inherit'], env }),
 )
 
 // The first signal stops both cleanly (the dispatcher waits for its sends in flight, each bounded
-// by WEBHOOK_TIMEOUT_MS); a second one (api/signals.ts) is passed on too, and each child exits at
+// by WEBHOOK_TIMEOUT_MS); a second one (core/signals.ts) is passed on too, and each child exits at
 // once (what it had in flight is sent again once its lease expires). SIGHUP sent to this script
 // alone stops them as SIGTERM does.
 let stopping = false

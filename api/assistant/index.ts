@@ -11,8 +11,8 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { CallToolRequestSchema, ErrorCode, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 import { authGuard, authorize } from '../auth'
 import type { AppDeps } from '../deps'
-import { ErrorBody } from '../content/model'
-import { AppError } from '../errors'
+import { ErrorBody } from '../../core/documents/model'
+import { AppError } from '../../core/errors'
 import { JsonRpcAnswer, JsonRpcMessage } from './model'
 import { callTool, TOOLS, toolsFor, type ToolContext, type ToolName } from './tools'
 
@@ -135,7 +135,7 @@ export function assistantRoutes({ db, metrics, log }: AppDeps) {
       headers.set('accept', 'application/json, text/event-stream')
       // The app took any JSON media type (`application/vnd.acme+json`); the SDK takes only this one.
       headers.set('content-type', 'application/json')
-      // The app has read and checked the body already (api/body.ts): the transport takes it parsed.
+      // The app has read and checked the body already (core/body.ts): the transport takes it parsed.
       return transport.handleRequest(new Request(url.href, { method: 'POST', headers }), { parsedBody: body })
     },
     {

@@ -10,14 +10,14 @@ import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { isLocked, type Db } from '../../db/client'
 import type { Capability, Caller } from '../auth'
-import { AppError, busyAnswer } from '../errors'
-import { expectation } from '../schema-errors'
-import type { Logger } from '../log'
-import type { Metrics } from '../metrics'
-import { ActivityView, DocumentList, DocumentView, ListAfter, ListCollection, PublishInput, PublishList } from '../content/model'
-import { LIST_PAGE, listDocuments } from '../content/list'
-import { present, readDocument } from '../content/service'
-import { publishBatchWaiting } from '../publish/service'
+import { AppError, busyAnswer } from '../../core/errors'
+import { expectation } from '../../core/schema-errors'
+import type { Logger } from '../../core/log'
+import type { Metrics } from '../../core/metrics'
+import { ActivityView, DocumentList, DocumentView, ListAfter, ListCollection, PublishInput, PublishList } from '../../core/documents/model'
+import { LIST_PAGE, listDocuments } from '../../core/content/list'
+import { present, readDocument } from '../../core/content/service'
+import { publishBatchWaiting } from '../../core/publish/service'
 
 export interface ToolContext {
   db: Db
@@ -112,7 +112,7 @@ export async function callTool(ctx: ToolContext, name: ToolName, args: unknown):
   const wrong = Value.Errors(def.input, args ?? {}).First()
   if (wrong) return { error: 'invalid_body', message: `${wrong.path ? `Argument \`${wrong.path.slice(1)}\`` : 'The arguments'}: ${expectation(wrong)}.` }
   try {
-    // A tool that writes waits for another process's write lock on timers, before each item (api/batch.ts).
+    // A tool that writes waits for another process's write lock on timers, before each item (core/batch.ts).
     return { ok: await def.run(ctx, args ?? {}) }
   } catch (e) {
     if (e instanceof AppError) return { error: e.code, message: e.message }

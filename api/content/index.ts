@@ -4,13 +4,13 @@
  */
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
-import { SCHEDULE_REQUIRES } from '../publish/scheduled'
+import { SCHEDULE_REQUIRES } from '../../core/publish/scheduled'
 import type { AppDeps } from '../deps'
-import { runLifecycleWaiting, schedulePublish, LIFECYCLE_OPS } from './lifecycle'
-import { ActivityView, BatchIds, BatchList, DocumentInput, DocumentList, DocumentView, ErrorBody, IfMatch, IfNoneMatch, ListAfter, ListCollection, ScheduledPublish, ScheduleRequest } from './model'
-import { listDocuments, parseListPageSize } from './list'
-import { ifNoneMatchHits } from './if-match'
-import { patchDocument, present, readDocument, writeDocument } from './service'
+import { runLifecycleWaiting, schedulePublish, LIFECYCLE_OPS } from '../../core/content/lifecycle'
+import { ActivityView, BatchIds, BatchList, DocumentInput, DocumentList, DocumentView, ErrorBody, IfMatch, IfNoneMatch, ListAfter, ListCollection, ScheduledPublish, ScheduleRequest } from '../../core/documents/model'
+import { listDocuments, parseListPageSize } from '../../core/content/list'
+import { ifNoneMatchHits } from '../../core/documents/if-match'
+import { patchDocument, present, readDocument, writeDocument } from '../../core/content/service'
 
 const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
 // Unknown query parameters (cache busters, client extras) are ignored, not refused.

@@ -2,9 +2,9 @@
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
-import { ErrorBody } from '../content/model'
+import { ErrorBody } from '../../core/documents/model'
 import { HistoryResponse } from './model'
-import { getHistory } from './service'
+import { getHistory } from '../../core/history/service'
 
 export function historyRoutes({ db }: AppDeps) {
   return new Elysia({ detail: { tags: ['versions'] } }).use(authGuard(db)).get(

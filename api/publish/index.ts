@@ -1,8 +1,8 @@
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
-import { ErrorBody, PublishInput, PublishList } from '../content/model'
-import { publishBatchWaiting } from './service'
+import { ErrorBody, PublishInput, PublishList } from '../../core/documents/model'
+import { publishBatchWaiting } from '../../core/publish/service'
 
 export function publishRoutes({ db, metrics }: AppDeps) {
   return new Elysia({ detail: { tags: ['content'] } }).use(authGuard(db)).post(

@@ -6,20 +6,20 @@
  * `parseBody` and gets problem details, as spec.md fixes; Elysia would otherwise answer it itself.
  */
 import { Elysia, t } from 'elysia'
-import { IfMatch } from '../content/model'
+import { IfMatch } from '../../core/documents/model'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
-import { parseBody, readRestoreRequest, SNAPSHOT_FIELDS } from './request'
-import { badRequest } from '../errors'
-import { readBodyText } from '../body'
+import { parseBody, readRestoreRequest, SNAPSHOT_FIELDS } from '../../core/restore/request'
+import { badRequest } from '../../core/errors'
+import { readBodyText } from '../../core/body'
 import { ApplySnapshotRequest, requestBody, restoreOpenApiResponses, restoreResponses, RestoreRequest } from './model'
-import { restore } from './service'
+import { restore } from '../../core/restore/service'
 
 const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
 const rawText = async ({ request }: { request: Request }) => ({ raw: await readBodyText(request) })
 const raw = (body: unknown) => (body as { raw: string }).raw
 
-/** Authentication rule 2 (api/restore/service.ts `readState`): said in the document, checked in the service. */
+/** Authentication rule 2 (core/restore/service.ts `readState`): said in the document, checked in the service. */
 const LIVE_RULE = 'Restoring into the draft of a published document needs `ChangeLiveContent` too (else a `403` batch list).'
 
 export function restoreRoutes({ db }: AppDeps) {

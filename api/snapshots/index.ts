@@ -2,9 +2,9 @@
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
-import { ErrorBody } from '../content/model'
+import { ErrorBody } from '../../core/documents/model'
 import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotRecord } from './model'
-import { createSnapshot, renameSnapshot, revokeSnapshot } from './service'
+import { createSnapshot, renameSnapshot, revokeSnapshot } from '../../core/snapshots/service'
 
 const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }

@@ -7,9 +7,9 @@
 import { Elysia, t } from 'elysia'
 import { authGuard, type Caller } from '../auth'
 import type { AppDeps } from '../deps'
-import { ErrorBody } from '../content/model'
-import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeName, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from './model'
-import { pushContentIndex, putContentType, readContentIndex, readContentType, readContentTypes, readLocales, readLocalization, setLocales, setLocalization } from './settings'
+import { ErrorBody } from '../../core/documents/model'
+import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeName, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from '../../core/teams/model'
+import { pushContentIndex, putContentType, readContentIndex, readContentType, readContentTypes, readLocales, readLocalization, setLocales, setLocalization } from '../../core/teams/settings'
 
 const teamParams = t.Object({ teamId: t.String({ maxLength: 200 }) })
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }

@@ -2,9 +2,9 @@
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
-import { Document, ErrorBody } from '../content/model'
+import { Document, ErrorBody } from '../../core/documents/model'
 import { VersionPage } from './model'
-import { getVersionBody, listVersions, parsePaging, requireCanonical } from './service'
+import { getVersionBody, listVersions, parsePaging, requireCanonical } from '../../core/versions/service'
 
 const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }

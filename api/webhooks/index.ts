@@ -2,12 +2,12 @@
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../auth'
 import type { AppDeps } from '../deps'
-import { ErrorBody } from '../content/model'
-import { blankAsAbsent } from '../query'
-import { listDeliveries, parseLimit, redeliver, testWebhook } from './deliveries'
+import { ErrorBody } from '../../core/documents/model'
+import { blankAsAbsent } from '../../core/query'
+import { listDeliveries, parseLimit, redeliver, testWebhook } from '../../core/webhooks/deliveries'
 import { registerDeliveryMetrics } from './metrics'
-import { DeliveryStatus, DeliveryView, EventTypeSchema, RedeliveryAccepted, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret } from './model'
-import { createWebhook, deleteWebhook, getWebhookRow, listWebhooks, toRecord, updateWebhook } from './service'
+import { DeliveryStatus, DeliveryView, EventTypeSchema, RedeliveryAccepted, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret } from '../../core/webhooks/model'
+import { createWebhook, deleteWebhook, getWebhookRow, listWebhooks, toRecord, updateWebhook } from '../../core/webhooks/service'
 
 const teamParams = t.Object({ teamId: t.String({ maxLength: 200 }) })
 const oneParams = t.Object({ teamId: t.String({ maxLength: 200 }), id: t.String({ maxLength: 200 }) })

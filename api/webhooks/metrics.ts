@@ -10,7 +10,7 @@ import type { AppDeps } from '../deps'
 /**
  * Registers `service_webhook_outbox{status}` and `service_webhook_delivery_attempts{result}`,
  * and makes `service_worker_publish_revisions{outcome}` (the dispatcher's scheduled publishes,
- * counted in the database by api/publish/scheduled.ts) come from the database the same way.
+ * counted in the database by core/publish/scheduled.ts) come from the database the same way.
  */
 export function registerDeliveryMetrics({ db, metrics }: Pick<AppDeps, 'db' | 'metrics'>): void {
   metrics.readPersistedFrom(db)

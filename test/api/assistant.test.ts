@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { createTestContext, holdWriteLock, TEAM, TOKENS, type TestContext } from '../helpers'
-import { BUSY_REASON } from '../../api/batch'
+import { BUSY_REASON } from '../../core/batch'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })

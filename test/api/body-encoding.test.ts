@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createApp } from '../../api/app'
-import { loadConfig } from '../../api/config'
-import { createLogger } from '../../api/log'
-import { createMetrics } from '../../api/metrics'
+import { loadConfig } from '../../core/config'
+import { createLogger } from '../../core/log'
+import { createMetrics } from '../../core/metrics'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 
 let ctx: TestContext

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { ConfigError, loadConfig } from '../../api/config'
+import { ConfigError, loadConfig } from '../../core/config'
 
 test('every setting has its README default', () => {
   expect(loadConfig({})).toEqual({

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestContext, enc, TEAM, TOKENS, type TestContext } from '../helpers'
 import { countRevisions } from '../../db/store'
-import { dueSchedules } from '../../api/publish/scheduled'
+import { dueSchedules } from '../../core/publish/scheduled'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, enc, TEAM, TOKENS, type TestContext } from '../helpers'
-import { applySnapshot, applyVersion, ID, ok, publishedTwice } from '../restore/fixtures'
-import { startReceiver } from '../receiver'
+import { applySnapshot, applyVersion, ID, ok, publishedTwice } from '../core/restore/fixtures'
+import { startReceiver } from '../test-receiver'
 
 let ctx: TestContext
 let v1: string

@@ -1,7 +1,7 @@
 /** `GET /content/history/{activeTeam}` (contract.md): draft, scheduled, active snapshots, first version page. */
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { createTestContext, enc, TEAM, TOKENS, type TestContext } from '../helpers'
-import { DRAFT, ID, ok, publishedTwice, put } from '../restore/fixtures'
+import { DRAFT, ID, ok, publishedTwice, put } from '../core/restore/fixtures'
 
 let ctx: TestContext
 beforeEach(async () => { ctx = await createTestContext() })

@@ -1,7 +1,7 @@
 /** `GET /content/list/{activeTeam}`: the team's documents, one row per canonical id, keyset-paged. */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, enc, TEAM, TOKENS, type TestContext } from '../helpers'
-import { ok } from '../restore/fixtures'
+import { ok } from '../core/restore/fixtures'
 
 let ctx: TestContext
 const list = (query = '', token = TOKENS.editor) => ctx.call('GET', `/content/list/${TEAM}${query}`, { token })

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
 import { errorResponse } from '../../api/app'
-import { createLogger } from '../../api/log'
+import { createLogger } from '../../core/log'
 import { createTestContext, inlineRefs, TEAM, TOKENS, type TestContext } from '../helpers'
 
 let ctx: TestContext

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { Value } from '@sinclair/typebox/value'
 import { outboxEvents } from '../../db/schema'
-import { EventPayload } from '../../api/webhooks/model'
+import { EventPayload } from '../../core/webhooks/model'
 import { SCALAR_VERSION } from '../../api/app'
 import { createTestContext, inlineRefs, TEAM, TOKENS, type TestContext } from '../helpers'
 

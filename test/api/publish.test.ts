@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 import { countRevisions, listRevisions } from '../../db/store'
-import { parentsFirst } from '../../api/publish/service'
+import { parentsFirst } from '../../core/publish/service'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
-import { applySnapshot, applyVersion, DRAFT, ID, ok, publishedTwice, put, versionRefs } from '../restore/fixtures'
+import { applySnapshot, applyVersion, DRAFT, ID, ok, publishedTwice, put, versionRefs } from '../core/restore/fixtures'
 
 let ctx: TestContext
 let v1: string

@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { createTestContext, TEAM, type TestContext } from '../helpers'
-import { activity, applySnapshot, applyVersion, cv, DRAFT, ID, ok, publishedTwice, put, read } from '../restore/fixtures'
+import { activity, applySnapshot, applyVersion, cv, DRAFT, ID, ok, publishedTwice, put, read } from '../core/restore/fixtures'
 
 let ctx: TestContext
 beforeEach(async () => { ctx = await createTestContext() })

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 import {
   activity, applySnapshot, applyVersion, bare, cv, DRAFT, ID, ok, publish, publishedTwice, put, read, V1, V2, versionRefs,
-} from '../restore/fixtures'
+} from '../core/restore/fixtures'
 
 let ctx: TestContext
 beforeEach(async () => { ctx = await createTestContext() })

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, holdWriteLock, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { errorResponse } from '../../api/app'
-import { BUSY_REASON, busyItem, runBatchWaiting } from '../../api/batch'
+import { BUSY_REASON, busyItem, runBatchWaiting } from '../../core/batch'
 import { countRevisions } from '../../db/store'
-import { createLogger } from '../../api/log'
+import { createLogger } from '../../core/log'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })

@@ -1,7 +1,7 @@
 /** Snapshot endpoints of contract.md: create, rename, revoke, and their errors. */
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { createTestContext, enc, TEAM, type TestContext } from '../helpers'
-import { bare, DRAFT, ID, ok, publishedTwice, put, read, V2 } from '../restore/fixtures'
+import { bare, DRAFT, ID, ok, publishedTwice, put, read, V2 } from '../core/restore/fixtures'
 
 let ctx: TestContext
 beforeEach(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestContext, enc, TEAM, type TestContext } from '../helpers'
 import { nextChangeVector, putRevision } from '../../db/store'
-import { encodeVersionRef } from '../../api/versions/service'
+import { encodeVersionRef } from '../../core/versions/service'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { createTestContext, holdWriteLock, insertDelivery, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
-import { DELETE_STEP, deleteDeliveriesStep } from '../../api/webhooks/service'
-import { enqueueEvent, MAX_EVENT_BYTES } from '../../api/webhooks/events'
-import { samplePayload } from '../../api/webhooks/deliveries'
-import { startReceiver, type TestReceiver } from '../receiver'
+import { DELETE_STEP, deleteDeliveriesStep } from '../../core/webhooks/service'
+import { enqueueEvent, MAX_EVENT_BYTES } from '../../core/events/record'
+import { samplePayload } from '../../core/webhooks/deliveries'
+import { startReceiver, type TestReceiver } from '../test-receiver'
 import { verifySignature } from '../../receiver'
 
 let ctx: TestContext

@@ -8,7 +8,7 @@ import { openDb } from '../../db/client'
 import * as schema from '../../db/schema'
 import { seed } from '../../cli/seed'
 import { claimDue } from '../../dispatcher/claim'
-import { LIVE_CHILDREN_SQL } from '../../api/webhooks/events'
+import { LIVE_CHILDREN_SQL } from '../../core/events/record'
 import { makeTestDir, TEAM, testSeed } from '../helpers'
 
 const dir = makeTestDir('migrate-test-')

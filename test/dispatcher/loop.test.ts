@@ -1,13 +1,13 @@
 /** The dispatcher loop driven in-process with `runOnce(now)` and a hand-moved clock. */
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { createTestContext, holdWriteLock, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
-import { enqueueEvent } from '../../api/webhooks/events'
-import { samplePayload } from '../../api/webhooks/deliveries'
-import { startReceiver, type TestReceiver } from '../receiver'
+import { enqueueEvent } from '../../core/events/record'
+import { samplePayload } from '../../core/webhooks/deliveries'
+import { startReceiver, type TestReceiver } from '../test-receiver'
 import { createDispatcher } from '../../dispatcher/loop'
 import { claimDue, completeAttempt, completeAttempts } from '../../dispatcher/claim'
-import { dueSchedules, publishDue } from '../../api/publish/scheduled'
-import { createLogger } from '../../api/log'
+import { dueSchedules, publishDue } from '../../core/publish/scheduled'
+import { createLogger } from '../../core/log'
 import { verifySignature } from '../../receiver'
 
 let ctx: TestContext

@@ -9,8 +9,8 @@
  */
 import { afterAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { deliverOnce, type DeliverOptions } from '../../dispatcher/deliver'
-import { pinnedRequest } from '../../dispatcher/ssrf'
+import { deliverOnce, type DeliverOptions } from '../../core/delivery/deliver'
+import { pinnedRequest } from '../../core/delivery/ssrf'
 import { verifySignature } from '../../receiver'
 
 const fixtures = join(import.meta.dir, '../fixtures/tls')

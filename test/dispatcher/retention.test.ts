@@ -4,10 +4,10 @@
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { createTestContext, holdWriteLock, insertDelivery, TEAM, TOKENS, type TestContext } from '../helpers'
-import { startReceiver, type TestReceiver } from '../receiver'
+import { startReceiver, type TestReceiver } from '../test-receiver'
 import { createDispatcher } from '../../dispatcher/loop'
 import { pruneDeliveries } from '../../dispatcher/prune'
-import { createLogger } from '../../api/log'
+import { createLogger } from '../../core/log'
 
 let ctx: TestContext
 let rx1: TestReceiver

@@ -5,9 +5,9 @@
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
-import { startReceiver, type TestReceiver } from '../receiver'
+import { startReceiver, type TestReceiver } from '../test-receiver'
 import { createDispatcher } from '../../dispatcher/loop'
-import { createLogger } from '../../api/log'
+import { createLogger } from '../../core/log'
 
 let ctx: TestContext
 let rx: TestReceiver

@@ -5,10 +5,10 @@
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { createTestContext, holdWriteLock, TEAM, TOKENS, type TestContext } from '../helpers'
-import { runDueSchedules } from '../../api/publish/scheduled'
+import { runDueSchedules } from '../../core/publish/scheduled'
 import { createDispatcher } from '../../dispatcher/loop'
-import { createLogger } from '../../api/log'
-import { createMetrics } from '../../api/metrics'
+import { createLogger } from '../../core/log'
+import { createMetrics } from '../../core/metrics'
 import { seed } from '../../cli/seed'
 
 let ctx: TestContext

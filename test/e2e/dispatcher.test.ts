@@ -5,12 +5,12 @@
 import { afterEach, expect, test } from 'bun:test'
 import { verify } from '@octokit/webhooks-methods'
 import { collectOutput, createTestContext, holdWriteLock, makeTestDir, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
-import { startReceiver, TLS_FIXTURE, type Answer, type TestReceiver } from '../receiver'
+import { startReceiver, TLS_FIXTURE, type Answer, type TestReceiver } from '../test-receiver'
 import { verifySignature } from '../../receiver'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { blockedAddressReason, systemLookup } from '../../dispatcher/ssrf'
+import { blockedAddressReason, systemLookup } from '../../core/delivery/ssrf'
 
 const root = new URL('../..', import.meta.url).pathname
 const cleanup: (() => void | Promise<void>)[] = []

@@ -4,9 +4,9 @@
  * Prints one `RESULT <json>` line per request.
  */
 import { createApp } from '../../api/app'
-import { loadConfig } from '../../api/config'
-import { createLogger } from '../../api/log'
-import { createMetrics } from '../../api/metrics'
+import { loadConfig } from '../../core/config'
+import { createLogger } from '../../core/log'
+import { createMetrics } from '../../core/metrics'
 import { openDb } from '../../db/client'
 
 const [path, countText, worker, startAt] = process.argv.slice(2) as [string, string, string, string]

@@ -4,9 +4,9 @@
  * `RESULT <json>` line per request: what it sent and what it got.
  */
 import { createApp } from '../../api/app'
-import { loadConfig } from '../../api/config'
-import { createLogger } from '../../api/log'
-import { createMetrics } from '../../api/metrics'
+import { loadConfig } from '../../core/config'
+import { createLogger } from '../../core/log'
+import { createMetrics } from '../../core/metrics'
 import { openDb } from '../../db/client'
 
 const [path, id, refs, count, seed] = process.argv.slice(2) as [string, string, string, string, string]

@@ -8,9 +8,9 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { CONCURRENT_CHANGE } from '../../api/restore/service'
+import { CONCURRENT_CHANGE } from '../../core/restore/service'
 import { createTestContext, runWorkers, type TestContext } from '../helpers'
-import { activity, cv, DRAFT, ID, publishedTwice, put, read } from '../restore/fixtures'
+import { activity, cv, DRAFT, ID, publishedTwice, put, read } from '../core/restore/fixtures'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })

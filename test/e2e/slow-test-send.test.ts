@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { openDb } from '../../db/client'
 import { seed } from '../../cli/seed'
 import { makeTestDir, spawnApi, TEAM, testSeed, TOKENS } from '../helpers'
-import { startReceiver } from '../receiver'
+import { startReceiver } from '../test-receiver'
 
 const dir = makeTestDir('slow-test-send-')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -2,7 +2,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { collectOutput, createTestContext, logLine, makeTestDir, spawnApi, TEAM, TOKENS, waitFor } from '../helpers'
-import { SECOND_SIGNAL_AFTER_MS } from '../../api/signals'
+import { SECOND_SIGNAL_AFTER_MS } from '../../core/signals'
 
 const dir = makeTestDir('start-test-')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -110,7 +110,7 @@ test('Ctrl-C (SIGINT to the whole process group, as a terminal sends it) stops b
         return true
       }
     }, 10_000, 'the api gone')
-    // A second Ctrl-C is one at least SECOND_SIGNAL_AFTER_MS after the first (api/signals.ts).
+    // A second Ctrl-C is one at least SECOND_SIGNAL_AFTER_MS after the first (core/signals.ts).
     await Bun.sleep(SECOND_SIGNAL_AFTER_MS)
     expect(service.exitCode).toBeNull()
     expect(requests[0]!.signal.aborted).toBe(false)

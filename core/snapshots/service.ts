@@ -1,0 +1,149 @@
+/**
+ * Snapshots (contract.md: `POST/PATCH /content/snapshots`, `POST /content/snapshots/revoke`):
+ * a frozen copy of the draft (or of the canonical when there is no draft) under
+ * `<document_id>/snapshot/<token>`. The body lives in `documents` (kind `snapshot`), the
+ * record (name, expiry, revocation) in `snapshots`. Restoring one is `api/restore`.
+ */
+import { and, desc, eq, sql } from 'drizzle-orm'
+import type { Conn, Db } from '../../db/client'
+import { snapshots, type DocumentRow } from '../../db/schema'
+import { loadDoc, saveDoc } from '../../db/store'
+import { stripStamp } from '../documents/document'
+import { draftId, isStorableId, isValidCanonicalId, parseId } from '../documents/ids'
+import { loadLive } from '../content/service'
+import { badRequest, notFound } from '../errors'
+import { parseTimestamp, timestampProblem } from '../timestamps'
+
+export type SnapshotRow = typeof snapshots.$inferSelect
+export type SnapshotStatus = 'active' | 'expired' | 'revoked'
+export const MAX_NAME_LENGTH = 200
+
+export interface SnapshotRecord {
+  id: string
+  documentId: string
+  name: string | null
+  status: SnapshotStatus
+  createdAt: string
+  createdBy: string
+  expiresAt: string | null
+}
+
+/** Revoked wins over expired: a revocation is a decision, an expiry only a date. */
+export function snapshotStatus(row: Pick<SnapshotRow, 'revokedAt' | 'expiresAt'>, now: Date): SnapshotStatus {
+  if (row.revokedAt) return 'revoked'
+  if (row.expiresAt && Date.parse(row.expiresAt) <= now.getTime()) return 'expired'
+  return 'active'
+}
+
+export function toRecord(row: SnapshotRow, now: Date): SnapshotRecord {
+  const { id, documentId, name, createdAt, createdBy, expiresAt } = row
+  return { id, documentId, name, status: snapshotStatus(row, now), createdAt, createdBy, expiresAt }
+}
+
+/** 16 random bytes as base64url: 22 unguessable characters. */
+const newToken = () => Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url')
+
+function readName(name: unknown): string | null {
+  if (name === undefined || name === null) return null
+  if (typeof name !== 'string' || name.length > MAX_NAME_LENGTH) {
+    throw badRequest('invalid_name', `\`name\` must be a string of at most ${MAX_NAME_LENGTH} characters.`)
+  }
+  // SQLite stores UTF-8: a lone surrogate would be read back as U+FFFD, not what was answered.
+  // Control characters (NUL, line breaks) have no place in a one-line label.
+  if (!name.isWellFormed() || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw badRequest('invalid_name', '`name` must be one line of well-formed text (no control characters or lone surrogates).')
+  }
+  return name
+}
+
+function readExpiry(expiresAt: unknown, now: Date): string | null {
+  if (expiresAt === undefined || expiresAt === null) return null
+  const at = parseTimestamp(expiresAt)
+  if (at === null) throw badRequest('bad_expiry', timestampProblem('expiresAt'))
+  if (at <= now.getTime()) throw badRequest('bad_expiry', '`expiresAt` must lie in the future.')
+  return new Date(at).toISOString()
+}
+
+export interface CreateSnapshot {
+  teamId: string
+  userId: string
+  documentId?: string
+  name?: unknown
+  expiresAt?: unknown
+  now?: Date
+}
+
+/** Copies the draft (or the canonical, stamp removed) into a new active snapshot. */
+export function createSnapshot(db: Db, input: CreateSnapshot): SnapshotRecord {
+  const now = input.now ?? new Date()
+  const { teamId, documentId } = input
+  if (!documentId) throw badRequest('missing_id', '`documentId` is required.')
+  if (parseId(documentId).kind !== 'canonical') throw badRequest('sibling_id', '`documentId` names a sibling; pass the canonical id.')
+  if (!isValidCanonicalId(documentId)) throw badRequest('invalid_id', '`documentId` is not a valid canonical id.')
+  const name = readName(input.name)
+  const expiresAt = readExpiry(input.expiresAt, now)
+  return db.transaction(
+    (tx) => {
+      const source = loadLive(tx, teamId, draftId(documentId)) ?? loadLive(tx, teamId, documentId)
+      if (!source || (source.kind !== 'draft' && source.kind !== 'canonical')) throw notFound('Document not found.')
+      const id = `${documentId}/snapshot/${newToken()}`
+      const body = { ...stripStamp(source.body), id }
+      saveDoc(tx, { teamId, id, canonicalId: documentId, kind: 'snapshot', collection: source.collection, body, expect: null })
+      const row: SnapshotRow = { teamId, id, documentId, name, createdBy: input.userId, createdAt: now.toISOString(), expiresAt, revokedAt: null }
+      tx.insert(snapshots).values(row).run()
+      return toRecord(row, now)
+    },
+    { behavior: 'immediate' },
+  )
+}
+
+/** The snapshot record and its body, or null when either is missing (or `id` cannot be stored as given). */
+export function loadSnapshot(conn: Conn, teamId: string, id: string): { row: SnapshotRow; body: DocumentRow } | null {
+  if (!isStorableId(id)) return null
+  const row = conn.select().from(snapshots).where(and(eq(snapshots.teamId, teamId), eq(snapshots.id, id))).get()
+  const body = row ? loadDoc(conn, teamId, id) : null
+  return row && body ? { row, body } : null
+}
+
+function requireSnapshot(conn: Conn, teamId: string, id: string | undefined): SnapshotRow {
+  if (!id) throw badRequest('missing_id', 'The snapshot `id` is required.')
+  if (parseId(id).kind !== 'snapshot' || !isStorableId(id)) throw badRequest('invalid_id', 'The id is not a snapshot id `<document_id>/snapshot/<token>`.')
+  const found = loadSnapshot(conn, teamId, id)
+  if (!found) throw notFound('Snapshot not found.')
+  return found.row
+}
+
+/** Renames a snapshot, whatever its status (a name is only a label). */
+export function renameSnapshot(db: Db, input: { teamId: string; id: string | undefined; name: unknown; now?: Date }): SnapshotRecord {
+  const name = readName(input.name) // the body first, like the schema's own checks
+  // Read and written in one write transaction, so the answer is the record as stored (a revoke
+  // by another process in between is in it), as in revokeSnapshot.
+  return db.transaction((tx) => {
+    const row = requireSnapshot(tx, input.teamId, input.id)
+    tx.update(snapshots).set({ name }).where(and(eq(snapshots.teamId, row.teamId), eq(snapshots.id, row.id))).run()
+    return toRecord({ ...row, name }, input.now ?? new Date())
+  }, { behavior: 'immediate' })
+}
+
+/** Revokes a snapshot; revoking a revoked one changes nothing and answers the same record. */
+export function revokeSnapshot(db: Db, input: { teamId: string; id: string | undefined; now?: Date }): SnapshotRecord {
+  const now = input.now ?? new Date()
+  return db.transaction((tx) => {
+    const row = requireSnapshot(tx, input.teamId, input.id)
+    if (row.revokedAt) return toRecord(row, now)
+    const revokedAt = now.toISOString()
+    tx.update(snapshots).set({ revokedAt }).where(and(eq(snapshots.teamId, row.teamId), eq(snapshots.id, row.id))).run()
+    return toRecord({ ...row, revokedAt }, now)
+  }, { behavior: 'immediate' })
+}
+
+/** Active snapshots of a document, newest first (for History). */
+export function activeSnapshots(conn: Conn, teamId: string, documentId: string, now: Date): SnapshotRow[] {
+  return conn
+    .select()
+    .from(snapshots)
+    .where(and(eq(snapshots.teamId, teamId), eq(snapshots.documentId, documentId)))
+    .orderBy(desc(snapshots.createdAt), desc(sql`rowid`))
+    .all()
+    .filter((row) => snapshotStatus(row, now) === 'active')
+}
