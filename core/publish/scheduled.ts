@@ -9,7 +9,7 @@
  */
 import { and, eq, isNull, lt, lte, or } from 'drizzle-orm'
 import { isLocked, type Db, type MayWrite } from '../../db/client'
-import { withdrawnReason, type Capability } from '../../api/auth'
+import { withdrawnReason, type Capability } from '../auth'
 import { schedules } from '../../db/schema'
 import { countPersisted, WORKER_PUBLISH_REVISIONS, type Metrics } from '../metrics'
 import { publishOne, publishOrder } from './service'

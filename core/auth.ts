@@ -6,7 +6,7 @@ import { and, eq } from 'drizzle-orm'
 import { Elysia, type DocumentDecoration } from 'elysia'
 import type { Conn, Db } from '../db/client'
 import { memberships, users } from '../db/schema'
-import { AppError } from '../core/errors'
+import { AppError } from './errors'
 
 export const CAPABILITIES = ['EditContent', 'ChangeLiveContent', 'ManageWebhooks', 'ManageTeam'] as const
 export type Capability = (typeof CAPABILITIES)[number]
