@@ -3,7 +3,6 @@
  * Tokens are stored only as SHA-256 hashes.
  */
 import { and, eq } from 'drizzle-orm'
-import { Elysia, type DocumentDecoration } from 'elysia'
 import type { Conn, Db } from '../db/client'
 import { memberships, users } from '../db/schema'
 import { AppError } from './errors'
@@ -46,7 +45,7 @@ const membershipOf = (db: Conn, teamId: string, userId: string) =>
     .where(and(eq(memberships.teamId, teamId), eq(memberships.userId, userId))).get()
 
 const unauthorized = () => new AppError(401, 'unauthorized', 'A valid bearer token is required.')
-const forbidden = (message: string) => new AppError(403, 'forbidden', message)
+export const forbidden = (message: string) => new AppError(403, 'forbidden', message)
 
 /** The user id behind a bearer token; throws 401 for a missing, malformed or unknown token. */
 export function authenticate(db: Db, authorization: string | undefined | null): { id: string } {
@@ -92,32 +91,5 @@ export function authorize(db: Db, request: Request, teamId: string, required: Ca
   return caller
 }
 
-/**
- * The `requires` route option. Authorisation runs in `transform`, after the body is parsed and
- * before Elysia validates it, so a non-member or a caller without the capability gets 403
- * whatever body they sent (contract.md "Callers and permissions"), never a 400 that would tell
- * them about the route's input. The team is the route's `activeTeam` or `teamId`. Handlers get
- * the result as `caller`. The capabilities go into the OpenAPI document as the operation's
- * `x-capabilities` (api/openapi.ts writes them into its description too).
- */
-export function authGuard(db: Db) {
-  return new Elysia().macro({
-    requires: (required: Capability[]) => ({
-      detail: { 'x-capabilities': [...required] } as DocumentDecoration,
-      transform({ params, request }) {
-        const p = params as Record<string, string>
-        authorize(db, request, p.activeTeam ?? p.teamId ?? '', required)
-      },
-      resolve: ({ request }) => ({ caller: members.get(request)! }),
-    }),
-    /** Like `requires`, but any one of `allowed` will do (reading what either capability writes or uses). */
-    requiresAny: (allowed: Capability[]) => ({
-      detail: { 'x-capabilities-any': [...allowed] } as DocumentDecoration,
-      transform({ params, request }) {
-        const p = params as Record<string, string>
-        const caller = authorize(db, request, p.activeTeam ?? p.teamId ?? '', [])
-        if (!allowed.some((c) => caller.capabilities.has(c))) throw forbidden(`Missing capability: one of ${allowed.join(', ')}.`)
-      },
-    }),
-  })
-}
+/** The caller a request was authorised as by `authorize`, if it was. */
+export const callerOf = (request: Request): Caller | undefined => members.get(request)

@@ -21,6 +21,8 @@ export const teams = sqliteTable('teams', {
   /** Bumped on every content-index push; the index counts as caught up once `indexedGeneration` reaches it. */
   indexGeneration: integer('index_generation').notNull().default(0),
   indexedGeneration: integer('indexed_generation').notNull().default(0),
+  /** The editor app's History drawer flags (spec.md "Versioning"): they change no endpoint's answer. */
+  features: text('features', { mode: 'json' }).$type<{ history: boolean; snapshots: boolean }>().notNull().default({ history: true, snapshots: true }),
   createdAt: text('created_at').notNull(),
 })
 

@@ -3,7 +3,7 @@
  * scheduling. `{activeTeam}` comes from the route only.
  */
 import { Elysia, t } from 'elysia'
-import { authGuard } from '../../core/auth'
+import { authGuard } from '../http/auth-guard'
 import { SCHEDULE_REQUIRES } from '../../core/publish/scheduled'
 import type { AppDeps } from '../deps'
 import { runLifecycleWaiting, schedulePublish, LIFECYCLE_OPS } from '../../core/content/lifecycle'

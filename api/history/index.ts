@@ -1,6 +1,6 @@
 /** `GET /content/history/{activeTeam}?id=` (contract.md): the History drawer's one read. */
 import { Elysia, t } from 'elysia'
-import { authGuard } from '../../core/auth'
+import { authGuard } from '../http/auth-guard'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../../core/documents/model'
 import { HistoryResponse } from './model'

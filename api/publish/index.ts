@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia'
-import { authGuard } from '../../core/auth'
+import { authGuard } from '../http/auth-guard'
 import type { AppDeps } from '../deps'
 import { ErrorBody, PublishInput, PublishList } from '../../core/documents/model'
 import { publishBatchWaiting } from '../../core/publish/service'

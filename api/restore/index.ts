@@ -7,7 +7,7 @@
  */
 import { Elysia, t } from 'elysia'
 import { IfMatch } from '../../core/documents/model'
-import { authGuard } from '../../core/auth'
+import { authGuard } from '../http/auth-guard'
 import type { AppDeps } from '../deps'
 import { parseBody, readRestoreRequest, SNAPSHOT_FIELDS } from '../../core/restore/request'
 import { badRequest } from '../../core/errors'

@@ -1,6 +1,6 @@
 /** Snapshot routes of contract.md: create, rename, revoke. Restoring one lives in `api/restore`. */
 import { Elysia, t } from 'elysia'
-import { authGuard } from '../../core/auth'
+import { authGuard } from '../http/auth-guard'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../../core/documents/model'
 import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotRecord } from './model'

@@ -5,7 +5,8 @@
  * languages) or `ManageTeam`.
  */
 import { Elysia, t } from 'elysia'
-import { authGuard, type Caller } from '../../core/auth'
+import { authGuard } from '../http/auth-guard'
+import type { Caller } from '../../core/auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../../core/documents/model'
 import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeName, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from '../../core/teams/model'

@@ -1,6 +1,6 @@
 /** Version routes of spec.md: list and preview Published Versions. */
 import { Elysia, t } from 'elysia'
-import { authGuard } from '../../core/auth'
+import { authGuard } from '../http/auth-guard'
 import type { AppDeps } from '../deps'
 import { Document, ErrorBody } from '../../core/documents/model'
 import { VersionPage } from './model'

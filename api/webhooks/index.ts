@@ -1,6 +1,6 @@
 /** Webhook management routes of contract.md "Webhooks" (capability ManageWebhooks). */
 import { Elysia, t } from 'elysia'
-import { authGuard } from '../../core/auth'
+import { authGuard } from '../http/auth-guard'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../../core/documents/model'
 import { blankAsAbsent } from '../../core/query'

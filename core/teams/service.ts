@@ -25,6 +25,7 @@ export function getTeam(conn: Conn, teamId: string): TeamRow | null {
     contentIndex: r.content_index == null ? null : JSON.parse(r.content_index as string),
     indexGeneration: r.index_generation as number,
     indexedGeneration: r.indexed_generation as number,
+    features: JSON.parse((r.features as string) ?? '{"history":true,"snapshots":true}'),
     createdAt: r.created_at as string,
   }
 }

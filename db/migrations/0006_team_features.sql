@@ -1,0 +1,1 @@
+ALTER TABLE `teams` ADD `features` text DEFAULT '{"history":true,"snapshots":true}' NOT NULL;
