@@ -99,16 +99,20 @@ test('receiver down during 50 publishes, then one recover: 50/50 delivered, none
 }, 90_000)
 
 /**
- * The busy webhook's deliveries per second, from its first to its last receipt of `n` events.
- * Both receivers answer after 100 ms and each webhook has 4 send slots, so a webhook's pace is
- * its slots' (about 40/s), not this shared machine's CPU.
+ * The busy webhook's deliveries per second once all of its `n` new events are written (from the
+ * publish's answer to its last receipt): while they are still being published, their pace is the
+ * publish's, which the other webhook's recorded attempts slow (one write lock), not the
+ * dispatcher's. Both receivers answer after 100 ms and each webhook has 4 send slots, so a
+ * webhook's pace is its slots' (about 40/s), not this shared machine's CPU.
  */
 async function busyPace(ctx: TestContext, rx: TestReceiver, prefix: string, n: number): Promise<number> {
   const from = rx.requests.length
   await publishMany(ctx, 'other', TOKENS.outsider, prefix, n)
+  const published = Date.now()
   await waitFor(() => rx.requests.length - from >= n, 30_000, `${n} deliveries of the busy webhook`)
-  const got = rx.requests.slice(from, from + n)
-  return (n - 1) / ((got.at(-1)!.at - got[0]!.at) / 1000)
+  const after = rx.requests.slice(from, from + n).filter((r) => r.at >= published)
+  expect(after.length).toBeGreaterThanOrEqual(n / 2) // most of them are measured
+  return after.length / ((after.at(-1)!.at - published) / 1000)
 }
 
 test('a recover of a large backlog leaves a busy webhook at its pace (within 1.2x)', async () => {
@@ -120,16 +124,16 @@ test('a recover of a large backlog leaves a busy webhook at its pace (within 1.2
   await hookFor(ctx, 'other', TOKENS.outsider, busy)
   spawnDispatcher(ctx, { DISPATCHER_PER_WEBHOOK: '4' })
   const since = new Date().toISOString()
-  const backlog = 300
+  const backlog = 400
   await publishMany(ctx, TEAM, TOKENS.editor, 'backlog', backlog)
   await waitFor(() => count(ctx, recovering, 'failed') === backlog, 60_000, 'the backlog failed')
   answerNow(down, { status: 200, delayMs: 100 })
 
-  const alone = await busyPace(ctx, busy, 'alone', 60)
+  const alone = await busyPace(ctx, busy, 'alone', 120)
   const res = await ctx.call('POST', `/teams/${TEAM}/webhooks/${recovering}/recover`, { token: TOKENS.webhooks, body: { since } })
   expect(res.body).toEqual({ queued: backlog })
-  const during = await busyPace(ctx, busy, 'during', 60)
-  // The recover was still sending while the busy webhook was measured (300 at ~40/s take ~7 s).
+  const during = await busyPace(ctx, busy, 'during', 120)
+  // The recover was still sending while the busy webhook was measured (400 at ~40/s take ~10 s).
   expect(count(ctx, recovering, 'pending')).toBeGreaterThan(0)
   console.log(`busy webhook: ${alone.toFixed(1)}/s alone, ${during.toFixed(1)}/s during a recover of ${backlog}`)
   expect(during).toBeGreaterThanOrEqual(alone / 1.2)
