@@ -49,7 +49,7 @@ import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, Snapshot
 import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from '../core/teams/model'
 import { VersionPage, VersionRow } from './versions/model'
 import {
-  AttemptView, DeliveryView, EVENT_TYPES, EventPayload, RedeliveryAccepted, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret,
+  AttemptView, DeliveryView, EVENT_TYPES, EventPayload, RecoverAccepted, RecoverRequest, RedeliveryAccepted, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret,
 } from '../core/webhooks/model'
 
 /** Media types the API reads and writes. */
@@ -184,7 +184,7 @@ const NAMED: Record<string, Json> = Object.fromEntries([
   VersionRow, VersionPage, SnapshotRecord, WebhookCreate, WebhookRecord, WebhookWithSecret, TestResult, AttemptView, DeliveryView, ProblemBody,
   EventPayload, DocumentSummary, DocumentList, HistoryResponse, HistorySnapshot,
   BatchIds, PublishInput, ScheduleRequest, ScheduledPublish, RestoreRequest, ApplySnapshotRequest, RestoreResult,
-  CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, WebhookPatch, RedeliveryAccepted,
+  CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, WebhookPatch, RedeliveryAccepted, RecoverRequest, RecoverAccepted,
   LocalesInput, LocalizationInput, TeamLocales, ContentTypeInput, ContentTypeResult, ContentIndexDefinition, ContentIndexResult, ContentTypeDefinition, ContentIndexState,
   JsonRpcMessage, JsonRpcAnswer, Health,
 ].map((schema) => [schema.title as string, schema]))

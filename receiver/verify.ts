@@ -12,6 +12,19 @@ export type RawBody = string | ArrayBuffer | ArrayBufferView
 const isArrayBuffer = (x: unknown): x is ArrayBuffer => x instanceof ArrayBuffer || Object.prototype.toString.call(x) === '[object ArrayBuffer]'
 
 /**
+ * The raw body as text or bytes, for an HMAC; `fn` names the caller in the `TypeError` thrown
+ * for anything else (a parsed object: `express.json()` ran where `express.raw()` should have).
+ */
+export function rawBytes(rawBody: RawBody, fn: string): string | Uint8Array {
+  const bytes = typeof rawBody === 'string' ? rawBody
+    : isArrayBuffer(rawBody) ? new Uint8Array(rawBody)
+    : ArrayBuffer.isView(rawBody) ? new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength)
+    : null
+  if (bytes === null) throw new TypeError(`${fn}: pass the raw body (string, bytes or ArrayBuffer) as received, not a parsed object`)
+  return bytes
+}
+
+/**
  * True when `header` (X-Service-Signature) is the signature of `rawBody` under `secret`.
  * A missing or malformed header is `false` (answer 401), and so is a header sent twice (node:http
  * joins it, `a, b`, in `req.headers`; `req.headersDistinct` gives an array of two). An array of
@@ -24,11 +37,7 @@ export function verifySignature(rawBody: RawBody, header: string | readonly stri
   if (!(typeof secret === 'string' ? secret.length > 0 : ArrayBuffer.isView(secret) && secret.byteLength > 0)) {
     throw new TypeError('verifySignature: the secret is empty or not a string; set it to the secret shown when the webhook was created')
   }
-  const bytes = typeof rawBody === 'string' ? rawBody
-    : isArrayBuffer(rawBody) ? new Uint8Array(rawBody)
-    : ArrayBuffer.isView(rawBody) ? new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength)
-    : null
-  if (bytes === null) throw new TypeError('verifySignature: pass the raw body (string, bytes or ArrayBuffer) as received, not a parsed object')
+  const bytes = rawBytes(rawBody, 'verifySignature')
   const value = typeof header === 'string' ? header : Array.isArray(header) && header.length === 1 ? header[0] : null
   if (typeof value !== 'string' || !value.startsWith('sha256=')) return false
   const hex = value.slice('sha256='.length)

@@ -6,7 +6,8 @@ import { ErrorBody } from '../../core/documents/model'
 import { blankAsAbsent } from '../../core/query'
 import { listDeliveries, parseLimit, redeliver, testWebhook } from '../../core/webhooks/deliveries'
 import { registerDeliveryMetrics } from './metrics'
-import { DeliveryStatus, DeliveryView, EventTypeSchema, RedeliveryAccepted, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret } from '../../core/webhooks/model'
+import { DeliveryStatus, DeliveryView, EventTypeSchema, RecoverAccepted, RecoverRequest, RedeliveryAccepted, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret } from '../../core/webhooks/model'
+import { recoverFailed } from '../../core/webhooks/recover'
 import { createWebhook, deleteWebhook, getWebhookRow, listWebhooks, toRecord, updateWebhook } from '../../core/webhooks/service'
 
 const teamParams = t.Object({ teamId: t.String({ maxLength: 200 }) })
@@ -14,7 +15,7 @@ const oneParams = t.Object({ teamId: t.String({ maxLength: 200 }), id: t.String(
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 
 export function webhookRoutes(deps: AppDeps) {
-  const { db, config } = deps
+  const { db, config, log } = deps
   registerDeliveryMetrics(deps)
   return new Elysia({ name: 'webhooks', detail: { tags: ['webhooks'] } })
     .use(authGuard(db))
@@ -117,6 +118,30 @@ export function webhookRoutes(deps: AppDeps) {
           summary: 'Send an event again with the same eventId and bytes',
           description: 'A delivery the retention removed (`DELIVERY_LOG_RETENTION_DAYS`) is `404 not_found`, like one never made.',
           'x-responses': { 409: '`{error: "delivery_in_progress", message}`: this event is being sent, or is about to be; try again when the attempt is over' },
+        },
+      },
+    )
+    .post(
+      '/teams/:teamId/webhooks/:id/recover',
+      async ({ params, body, status }) => {
+        const answer = await recoverFailed(db, params.teamId, params.id, body)
+        log.info({ webhookId: params.id, teamId: params.teamId, queued: answer.queued }, 'failed deliveries queued again by a recover')
+        return status(202, answer)
+      },
+      {
+        requires: ['ManageWebhooks'],
+        params: oneParams, body: RecoverRequest,
+        response: { 202: RecoverAccepted, ...errors },
+        detail: {
+          summary: 'Send again every event of the window whose delivery failed, oldest first',
+          description: 'Each failed delivery of an event that happened from `since` up to `until` (default: now) goes back to pending as a '
+            + 'redelivery does: same `eventId` and bytes, a fresh budget of 3 attempts, logged as `manual`. Delivered and pending events '
+            + 'and test sends are left alone; a second recover queues none of them twice. `queued` counts what this request queued. '
+            + 'There is no limit on the width of the window: it holds only what failed, which retention (`DELIVERY_LOG_RETENTION_DAYS`) bounds.',
+          'x-responses': {
+            400: '`{error, message}`: `bad_window` for a bound that is not an RFC 3339 timestamp with its offset, a `since` in the future, or an '
+              + '`until` not after `since`; `invalid_body` for a missing `since` or an unknown field',
+          },
         },
       },
     )

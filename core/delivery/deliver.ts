@@ -71,7 +71,7 @@ export async function deliverOnce(o: Outgoing, opts: DeliverOptions): Promise<At
     const error = signal.aborted && !check.refused.final ? describe(null, true, opts.timeoutMs) : check.refused.error
     return finish({ statusCode: null, error, refused: check.refused.final, responseBody: '' })
   }
-  const req = buildRequest(o)
+  const req = buildRequest({ ...o, sentAt: now() })
   try {
     const res = await post(opts.fetch, req, { method: 'POST', headers: req.headers, body: req.body, redirect: 'manual', signal }, check.pinned)
     const responseBody = await readLimited(res)

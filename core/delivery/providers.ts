@@ -1,11 +1,13 @@
 /**
  * One outgoing request per provider. Every provider gets the spec's headers and signature
  * (spec.md "Request sent to a webhook target"), computed over the body actually sent; the
- * body is a pure function of the stored payload bytes, so retries stay identical.
+ * body is a pure function of the stored payload bytes, so retries stay identical. A webhook on
+ * the `standard-webhooks` scheme also gets the Standard Webhooks headers, whose timestamp is
+ * the attempt's own.
  */
 import type { WebhookRow } from '../../db/schema'
-import type { EventPayload } from '../webhooks/model'
-import { sign } from './sign'
+import { signatureSchemeOf, type EventPayload } from '../webhooks/model'
+import { sign, signStandard } from './sign'
 
 export interface OutgoingRequest {
   url: string
@@ -19,16 +21,26 @@ export interface Outgoing {
   payload: string
   eventType: string
   eventId: string
+  /** When this attempt is sent, in ms since the epoch (the Standard Webhooks timestamp); default now. */
+  sentAt?: number
 }
 
 function baseHeaders(o: Outgoing, body: string): Record<string, string> {
-  return {
+  const headers: Record<string, string> = {
     'Content-Type': 'application/json; charset=utf-8',
     'User-Agent': 'Service-Webhooks/1.0',
     'X-Service-Event': o.eventType,
     'X-Service-Delivery': o.eventId,
     'X-Service-Signature': sign(body, o.webhook.secret),
   }
+  if (signatureSchemeOf(o.webhook.options) === 'standard-webhooks') {
+    // On top of spec.md's headers, which stay: a receiver may check either signature.
+    const timestamp = Math.floor((o.sentAt ?? Date.now()) / 1000)
+    headers['webhook-id'] = o.eventId
+    headers['webhook-timestamp'] = String(timestamp)
+    headers['webhook-signature'] = signStandard(o.eventId, timestamp, body, o.webhook.secret)
+  }
+  return headers
 }
 
 /** The custom endpoint: the v2 payload as is. */

@@ -9,6 +9,25 @@ export type EventType = (typeof EVENT_TYPES)[number]
 export const PROVIDERS = ['custom', 'netlify', 'vercel', 'github'] as const
 export type Provider = (typeof PROVIDERS)[number]
 
+/**
+ * contract.md "Webhooks": how deliveries are signed. `service`: spec.md's headers only.
+ * `standard-webhooks`: those plus the Standard Webhooks headers, keyed with a `whsec_` secret.
+ */
+export const SIGNATURE_SCHEMES = ['service', 'standard-webhooks'] as const
+export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number]
+const SignatureSchemeSchema = t.Union([t.Literal('service'), t.Literal('standard-webhooks')], {
+  description: '`service` (default): spec.md\'s headers only. `standard-webhooks`: also `webhook-id`, `webhook-timestamp` and `webhook-signature` '
+    + '(Standard Webhooks), keyed with a `whsec_` secret (`whsec_` + base64 of at least 24 bytes; generated when none is given).',
+})
+
+/**
+ * The scheme of a stored webhook. It is kept in the `options` column (no migration), and only
+ * when it is not the default: a `service` webhook's stored row is what it was before the setting.
+ */
+export function signatureSchemeOf(options: Record<string, unknown>): SignatureScheme {
+  return options.signatureScheme === 'standard-webhooks' ? 'standard-webhooks' : 'service'
+}
+
 /** spec.md "Webhook configuration": site.changed is never preselected. */
 export const DEFAULT_EVENTS: EventType[] = ['content.published', 'content.unpublished']
 
@@ -48,9 +67,11 @@ export const WebhookCreate = t.Object(
     // `secretProblem`), so a refusal names the secret (`invalid_secret`), not a schema path.
     secret: t.Optional(t.String({
       maxLength: 500,
-      description: 'Empty or absent: one is generated (32 random bytes). Otherwise 32 to 500 characters, no whitespace (else 400 invalid_secret).',
+      description: 'Empty or absent: one is generated (32 random bytes). Otherwise 32 to 500 characters, no whitespace (else 400 invalid_secret); '
+        + 'with `signatureScheme: "standard-webhooks"`, `whsec_` + base64 of at least 24 bytes.',
     })),
     options: t.Optional(WebhookOptionsInput),
+    signatureScheme: t.Optional(SignatureSchemeSchema),
   },
   { additionalProperties: false, title: 'WebhookCreate' },
 )
@@ -60,7 +81,9 @@ export const WebhookPatch = t.Partial(t.Object({
   ...WebhookCreate.properties,
   secret: t.String({
     maxLength: 500,
-    description: 'A new secret (32 to 500 characters, no whitespace, else 400 invalid_secret) replaces the old one and is answered in full once. Empty or absent: the secret is kept.',
+    description: 'A new secret (32 to 500 characters, no whitespace, else 400 invalid_secret; `whsec_` + base64 of at least 24 bytes '
+      + 'for the `standard-webhooks` scheme) replaces the old one and is answered in full once. Empty or absent: the secret is kept, '
+      + 'except when the webhook moves to `standard-webhooks` with a secret not of that form: then a new one is generated and answered once.',
   }),
   options: WebhookOptionsPatch,
 }), { additionalProperties: false, title: 'WebhookUpdate' })
@@ -72,6 +95,19 @@ export const RedeliveryAccepted = t.Object(
   { title: 'RedeliveryAccepted' },
 )
 
+/**
+ * Recover's request: the window of event times, `until` defaulting to now. Either bound is
+ * checked by the service (`400 bad_window`), so a refusal names the window, not a schema path.
+ */
+export const RecoverRequest = t.Object({
+  since: t.String({ maxLength: 100, description: 'RFC 3339 timestamp with its offset: events that happened at or after it' }),
+  until: t.Optional(t.String({ maxLength: 100, description: 'RFC 3339 timestamp with its offset: events that happened before it (default: now); after `since`' })),
+}, { additionalProperties: false, title: 'RecoverRequest' })
+export type RecoverRequest = Static<typeof RecoverRequest>
+
+/** Recover's answer: how many failed deliveries went back to pending (none twice). */
+export const RecoverAccepted = t.Object({ queued: t.Integer({ minimum: 0 }) }, { additionalProperties: false, title: 'RecoverAccepted' })
+
 /** What management endpoints answer; never the secret or a provider token. */
 export const WebhookRecord = t.Object({
   id: t.String(),
@@ -81,6 +117,7 @@ export const WebhookRecord = t.Object({
   events: t.Array(EventTypeSchema),
   secretLast4: t.String(),
   options: t.Object({ eventType: t.Optional(t.String()), tokenLast4: t.Optional(t.String()) }),
+  signatureScheme: SignatureSchemeSchema,
   createdAt: t.String(),
   updatedAt: t.String(),
 }, { additionalProperties: false, title: 'WebhookRecord' })

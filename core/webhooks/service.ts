@@ -10,11 +10,34 @@ import { deliveryLeftovers, webhookLeftovers } from '../../db/deliveries'
 import { webhooks, type WebhookRow } from '../../db/schema'
 import { checkTargetSyntax, targetFormProblem } from '../delivery/ssrf'
 import { GITHUB_DISPATCH } from '../delivery/providers'
+import { STANDARD_SECRET_PREFIX } from '../delivery/sign'
 import { badRequest, notFound } from '../errors'
-import { DEFAULT_EVENTS, type EventType, type WebhookCreate, type WebhookPatch, type WebhookRecord } from './model'
+import { DEFAULT_EVENTS, signatureSchemeOf, type EventType, type SignatureScheme, type WebhookCreate, type WebhookPatch, type WebhookRecord } from './model'
 
 /** contract.md: secrets are at least 32 random bytes. */
 export const generateSecret = () => randomBytes(32).toString('base64url')
+
+/** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes (the standard asks for 24 to 64). */
+export const generateStandardSecret = () => STANDARD_SECRET_PREFIX + randomBytes(32).toString('base64')
+
+/** The fewest key bytes a Standard Webhooks secret may carry (the standard's lower bound). */
+export const MIN_STANDARD_KEY_BYTES = 24
+
+/**
+ * Is `secret` a Standard Webhooks key: `whsec_` + canonical base64 (padded, standard alphabet,
+ * as the standard's libraries decode it) of at least 24 bytes? Other text would make us sign
+ * with one key and the receiver's library verify with another, or refuse to load it.
+ */
+export function isStandardSecret(secret: string): boolean {
+  if (!secret.startsWith(STANDARD_SECRET_PREFIX)) return false
+  const b64 = secret.slice(STANDARD_SECRET_PREFIX.length)
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64)) return false
+  const key = Buffer.from(b64, 'base64')
+  return key.length >= MIN_STANDARD_KEY_BYTES && key.toString('base64') === b64
+}
+
+const STANDARD_SECRET_RULE = 'A standard-webhooks secret is `whsec_` followed by the base64 (standard alphabet, padded) of at least '
+  + `${MIN_STANDARD_KEY_BYTES} random bytes; leave it empty to have one generated.`
 
 /**
  * The shortest secret a user may enter. contract.md asks for 32 random bytes; a typed secret
@@ -38,9 +61,15 @@ export function secretProblem(secret: string): string | null {
   return null
 }
 
-function checkSecret(secret: string): void {
-  const problem = secretProblem(secret)
+function checkSecret(secret: string, scheme: SignatureScheme): void {
+  const problem = secretProblem(secret) ?? (scheme === 'standard-webhooks' && !isStandardSecret(secret) ? STANDARD_SECRET_RULE : null)
   if (problem) throw badRequest('invalid_secret', problem)
+}
+
+/** The stored options with the scheme in them: named only when it is not the default. */
+function withScheme(options: Record<string, unknown>, scheme: SignatureScheme): Record<string, unknown> {
+  const { signatureScheme: _old, ...rest } = options
+  return scheme === 'service' ? rest : { ...rest, signatureScheme: scheme }
 }
 
 /**
@@ -63,6 +92,7 @@ export function toRecord(row: WebhookRow): WebhookRecord {
       ...(options.eventType ? { eventType: options.eventType } : {}),
       ...(options.token ? { tokenLast4: last4(options.token, MIN_TOKEN_SHOWN) } : {}),
     },
+    signatureScheme: signatureSchemeOf(row.options),
     createdAt: row.createdAt, updatedAt: row.updatedAt,
   }
 }
@@ -95,13 +125,14 @@ function refuseUnusedOptions(provider: WebhookRow['provider'], options: { token?
 }
 
 export function createWebhook(db: Db, teamId: string, input: WebhookCreate, allowPrivate: boolean) {
-  if (input.secret) checkSecret(input.secret)
+  const scheme = input.signatureScheme ?? 'service'
+  if (input.secret) checkSecret(input.secret, scheme)
   refuseUnusedOptions(input.provider, input.options)
-  const secret = input.secret ? input.secret : generateSecret()
+  const secret = input.secret ? input.secret : scheme === 'standard-webhooks' ? generateStandardSecret() : generateSecret()
   const now = new Date().toISOString()
   const row: WebhookRow = {
     id: crypto.randomUUID(), teamId, label: input.label, provider: input.provider, target: input.target,
-    events: input.events ?? DEFAULT_EVENTS, secret, options: input.options ?? {}, createdAt: now, updatedAt: now,
+    events: input.events ?? DEFAULT_EVENTS, secret, options: withScheme(input.options ?? {}, scheme), createdAt: now, updatedAt: now,
   }
   validate(row, allowPrivate, true)
   db.insert(webhooks).values(row).run()
@@ -128,14 +159,19 @@ export function updateWebhook(db: Db, teamId: string, id: string, input: Webhook
 
 function applyUpdate(db: Tx, teamId: string, id: string, input: WebhookPatch, allowPrivate: boolean) {
   const current = getWebhookRow(db, teamId, id)
-  const newSecret = input.secret ? input.secret : null
-  if (newSecret) checkSecret(newSecret)
+  const scheme = input.signatureScheme ?? signatureSchemeOf(current.options)
+  // A webhook moving to standard-webhooks with a secret that is no `whsec_` key gets a new one,
+  // answered once as a rotation is: its receiver has to be set up for the new scheme anyway.
+  const newSecret = input.secret ? input.secret
+    : scheme === 'standard-webhooks' && !isStandardSecret(current.secret) ? generateStandardSecret() : null
+  if (input.secret) checkSecret(input.secret, scheme)
   const provider = input.provider ?? current.provider
   refuseUnusedOptions(provider, input.options)
   // A given option replaces the stored one; `eventType: null` removes it. A github webhook
   // switched to another provider keeps no option (its token least of all).
   const merged: Record<string, unknown> = { ...current.options, ...input.options }
-  const options = provider === 'github' ? Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== null && v !== undefined)) : {}
+  const providerOptions = provider === 'github' ? Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== null && v !== undefined)) : {}
+  const options = withScheme(providerOptions, scheme)
   const next: WebhookRow = {
     ...current,
     label: input.label ?? current.label,
@@ -189,7 +225,7 @@ export function deleteDeliveriesStep(db: Db, webhookId: string, max: number): nu
  * handler sleeps up to 100 ms, `writeLockFree` up to 25 ms), gets its turn; this process's other
  * requests run meanwhile. Then it waits, on timers, for a free lock.
  */
-async function between(db: Db, stepMs: number): Promise<void> {
+export async function between(db: Db, stepMs: number): Promise<void> {
   await Bun.sleep(Math.max(5, stepMs))
   await writeLockFree(db)
 }

@@ -6,5 +6,6 @@
  * `moduleResolution: node16`/`nodenext` (without it every import was silently `any`).
  */
 export { verifySignature, type RawBody } from './verify.js';
+export { verifyStandardWebhook, DEFAULT_TOLERANCE_SECONDS, type HeaderSource, type StandardWebhookOptions } from './standard-webhooks.js';
 export { createDedupe, type Dedupe, type DedupeOptions } from './dedupe.js';
 export type { EventPayload } from './payload.js';

@@ -30,7 +30,7 @@ test('create answers 201 with the record and the full generated secret, once', a
   expect(secret.length).toBeGreaterThanOrEqual(43) // 32 bytes base64url
   expect(res.body).toEqual({
     id: expect.any(String), label: 'Site', provider: 'custom', target: rx.url,
-    events: ['content.published', 'content.unpublished'], secretLast4: secret.slice(-4), options: {},
+    events: ['content.published', 'content.unpublished'], secretLast4: secret.slice(-4), options: {}, signatureScheme: 'service',
     createdAt: ISO, updatedAt: ISO, secret,
   })
   const one = await ctx.call('GET', `${base}/${res.body.id}`, { token: TOKENS.webhooks })

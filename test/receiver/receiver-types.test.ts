@@ -25,8 +25,12 @@ mkdirSync(join(dir, 'node_modules'))
 symlinkSync(root, join(dir, 'node_modules', 'content-service'))
 writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'a-receiver', type: 'module' }))
 writeFileSync(join(dir, 'receiver.ts'), `
-import { verifySignature, createDedupe, type Dedupe, type EventPayload, type RawBody } from 'content-service/receiver'
+import { verifySignature, verifyStandardWebhook, createDedupe, type Dedupe, type EventPayload, type RawBody, type HeaderSource } from 'content-service/receiver'
 export const ok: boolean = verifySignature(new ArrayBuffer(2), null, 'a secret of at least thirty-two chars')
+export const headers: HeaderSource = { 'webhook-id': 'x', 'webhook-signature': ['v1,a'] }
+export const standard: boolean = verifyStandardWebhook(new Uint8Array(2), headers, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', { toleranceSeconds: 60 })
+// @ts-expect-error the tolerance is a number of seconds
+verifyStandardWebhook('{}', headers, 'whsec_x', { toleranceSeconds: '5m' })
 export const body: RawBody = new Uint8Array(2)
 export const seen: Dedupe = createDedupe({ max: 10, ttlMs: 1000 })
 export const outcome: Promise<'handled' | 'duplicate'> = seen.run('id', async () => {})
