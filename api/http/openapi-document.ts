@@ -37,20 +37,20 @@
  *   to by `$ref` everywhere it occurs, so generated clients get a type of that name.
  */
 import { prometheusContentType } from 'prom-client'
-import { JsonRpcAnswer, JsonRpcMessage } from './assistant/model'
+import { JsonRpcAnswer, JsonRpcMessage } from '../assistant/model'
 import {
   ActivityEntry, ActivityView, BatchDone, BatchFailure, BatchIds, BatchItem, Document, DocumentInput, DocumentList, DocumentSummary, DocumentView, ErrorBody, JsonPatch,
   JsonPatchOperation, Metadata, PublishInput, Published, PublishItem, ScheduledPublish, ScheduleRequest,
-} from '../core/documents/model'
-import { HistoryResponse, HistorySnapshot } from './history/model'
-import { Health } from './ops/model'
-import { ApplySnapshotRequest, ProblemBody, RestoreRequest, RestoreResult } from './restore/model'
-import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotRecord } from './snapshots/model'
-import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from '../core/teams/model'
-import { VersionPage, VersionRow } from './versions/model'
+} from '../../core/documents/model'
+import { HistoryResponse, HistorySnapshot } from '../history/model'
+import { Health } from '../ops/model'
+import { ApplySnapshotRequest, ProblemBody, RestoreRequest, RestoreResult } from '../restore/model'
+import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotRecord } from '../snapshots/model'
+import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from '../../core/teams/model'
+import { VersionPage, VersionRow } from '../versions/model'
 import {
   AttemptView, DeliveryView, EVENT_TYPES, EventPayload, RedeliveryAccepted, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret,
-} from '../core/webhooks/model'
+} from '../../core/webhooks/model'
 
 /** Media types the API reads and writes. */
 const MEDIA_TYPES = new Set(['application/json', 'application/problem+json', prometheusContentType])
