@@ -12,7 +12,7 @@ import { CallToolRequestSchema, ErrorCode, InitializeRequestSchema, ListToolsReq
 import { authGuard } from '../http/auth-guard'
 import { authorize } from '../../core/auth'
 import type { AppDeps } from '../deps'
-import { ErrorBody } from '../../core/documents/model'
+import { ErrorBody } from '../http/schemas'
 import { AppError } from '../../core/errors'
 import { JsonRpcAnswer, JsonRpcMessage } from './model'
 import { callTool, TOOLS, toolsFor, type ToolContext, type ToolName } from './tools'

@@ -38,10 +38,9 @@
  */
 import { prometheusContentType } from 'prom-client'
 import { JsonRpcAnswer, JsonRpcMessage } from '../assistant/model'
-import {
-  ActivityEntry, ActivityView, BatchDone, BatchFailure, BatchIds, BatchItem, Document, DocumentInput, DocumentList, DocumentSummary, DocumentView, ErrorBody, JsonPatch,
-  JsonPatchOperation, Metadata, PublishInput, Published, PublishItem, ScheduledPublish, ScheduleRequest,
-} from '../../core/documents/model'
+import { ActivityEntry, ActivityView, BatchDone, BatchFailure, BatchItem, Document, DocumentInput, DocumentList, DocumentSummary, DocumentView, Metadata, Published, PublishItem } from '../../core/documents/model'
+import { ErrorBody, PublishInput } from './schemas'
+import { BatchIds, JsonPatch, JsonPatchOperation, ScheduledPublish, ScheduleRequest } from '../content/model'
 import { HistoryResponse, HistorySnapshot } from '../history/model'
 import { Health } from '../ops/model'
 import { ApplySnapshotRequest, ProblemBody, RestoreRequest, RestoreResult } from '../restore/model'

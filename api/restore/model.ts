@@ -4,7 +4,8 @@
  * `request.ts` so each refusal keeps the code and shape the spec gives it.
  */
 import { Type as t } from '@sinclair/typebox'
-import { DocumentView, ErrorBody, FailureList } from '../../core/documents/model'
+import { DocumentView } from '../../core/documents/model'
+import { ErrorBody, FailureList } from '../http/schemas'
 
 const Locales = t.Union([t.Array(t.String(), { minItems: 1, maxItems: 64 }), t.Null()], {
   description: '`null` or absent: every locale the source carries. Otherwise a non-empty subset of the team\'s configured locales',

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../http/auth-guard'
 import type { AppDeps } from '../deps'
-import { ErrorBody } from '../../core/documents/model'
+import { ErrorBody } from '../http/schemas'
 import { blankAsAbsent } from '../../core/query'
 import { listDeliveries, parseLimit, redeliver, testWebhook } from '../../core/webhooks/deliveries'
 import { registerDeliveryMetrics } from './metrics'
