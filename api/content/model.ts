@@ -13,7 +13,7 @@ export const ScheduleRequest = t.Object(
 )
 export const ScheduledPublish = t.Object(
   { id: t.String({ description: '`<id>/scheduled`' }), documentId: t.String(), publishAt: t.String(), scheduledBy: t.String() },
-  { title: 'ScheduledPublish' },
+  { additionalProperties: false, title: 'ScheduledPublish' },
 )
 
 /**

@@ -21,4 +21,4 @@ export const HistoryResponse = t.Object({
   snapshots: t.Array(HistorySnapshot, { description: 'Active snapshots, newest first' }),
   // Titled as the version list's page, so the OpenAPI document refers to that one schema (api/openapi.ts).
   versions: t.Composite([VersionPage], { title: 'VersionPage', description: 'First page of GET /content/versions (start 0, page size 25)' }),
-}, { title: 'History' })
+}, { additionalProperties: false, title: 'History' })

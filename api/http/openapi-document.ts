@@ -43,7 +43,7 @@ import { ErrorBody, PublishInput } from './schemas'
 import { BatchIds, JsonPatch, JsonPatchOperation, ScheduledPublish, ScheduleRequest } from '../content/model'
 import { HistoryResponse, HistorySnapshot } from '../history/model'
 import { Health } from '../ops/model'
-import { ApplySnapshotRequest, ProblemBody, RestoreRequest, RestoreResult } from '../restore/model'
+import { ApplySnapshotRequest, ProblemBody, RestoreRequest, RestoreResult, RevisionRestoreRequest, SnapshotRestoreRequest } from '../restore/model'
 import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotRecord } from '../snapshots/model'
 import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from '../../core/teams/model'
 import { VersionPage, VersionRow } from '../versions/model'
@@ -182,7 +182,7 @@ const NAMED: Record<string, Json> = Object.fromEntries([
   DocumentInput, Document, Metadata, JsonPatch, JsonPatchOperation, DocumentView, ActivityEntry, ActivityView, BatchItem, BatchDone, BatchFailure, Published, PublishItem, ErrorBody,
   VersionRow, VersionPage, SnapshotRecord, WebhookCreate, WebhookRecord, WebhookWithSecret, TestResult, AttemptView, DeliveryView, ProblemBody,
   EventPayload, DocumentSummary, DocumentList, HistoryResponse, HistorySnapshot,
-  BatchIds, PublishInput, ScheduleRequest, ScheduledPublish, RestoreRequest, ApplySnapshotRequest, RestoreResult,
+  BatchIds, PublishInput, ScheduleRequest, ScheduledPublish, RestoreRequest, RevisionRestoreRequest, SnapshotRestoreRequest, ApplySnapshotRequest, RestoreResult,
   CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, WebhookPatch, RedeliveryAccepted,
   LocalesInput, LocalizationInput, TeamLocales, ContentTypeInput, ContentTypeResult, ContentIndexDefinition, ContentIndexResult, ContentTypeDefinition, ContentIndexState,
   JsonRpcMessage, JsonRpcAnswer, Health,
