@@ -117,7 +117,7 @@ export async function callTool(ctx: ToolContext, name: ToolName, args: unknown):
     return { ok: await def.run(ctx, args ?? {}) }
   } catch (e) {
     if (e instanceof AppError) return { error: e.code, message: e.message }
-    // As the routes answer it (api/app.ts `errorResponse`), logged the same way.
+    // As the routes answer it (api/http/error-mapping.ts `errorResponse`), logged the same way.
     if (isLocked(e)) return busyAnswer(ctx.log.child({ tool: name }))
     ctx.log.error({ err: e, tool: name }, 'assistant tool failed')
     return { error: 'internal', message: 'Internal error.' }

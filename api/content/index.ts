@@ -16,7 +16,7 @@ import { patchDocument, present, readDocument, writeDocument } from '../../core/
 
 const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
 // Unknown query parameters (cache busters, client extras) are ignored, not refused.
-// `id` is required (a missing one is `400 missing_id`: api/app.ts).
+// `id` is required (a missing one is `400 missing_id`: api/http/error-mapping.ts).
 const idQuery = t.Object({ id: t.String({ description: 'Document id: a canonical id or a sibling id (`<id>/draft`, ...)' }) }, { additionalProperties: true })
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 

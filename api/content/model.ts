@@ -18,8 +18,8 @@ export const ScheduledPublish = t.Object(
 
 /**
  * RFC 6902 JSON Patch, for the OpenAPI document only (`x-json-patch`, api/http/openapi-document.ts): the route
- * takes any array of objects and fast-json-patch judges the operations, so a bad one stays
- * `400 invalid_patch` (core/content/service.ts), never a schema's `invalid_body`.
+ * takes any array of objects and core/documents/json-patch.ts judges the operations, so a bad one stays
+ * `400 invalid_patch`, never a schema's `invalid_body`.
  */
 const pointer = (description: string) => t.String({ pattern: '^(/([^~/]|~[01])*)*$', description })
 export const JsonPatchOperation = t.Union([

@@ -68,7 +68,7 @@ export function webhookRoutes(deps: AppDeps) {
       {
         requires: ['ManageWebhooks'],
         transform: blankAsAbsent('eventType'),
-        // Any other value is `400 invalid_event_type` (api/app.ts).
+        // Any other value is `400 invalid_event_type` (api/http/error-mapping.ts).
         params: oneParams, query: t.Object({ eventType: t.Optional(EventTypeSchema) }, { additionalProperties: true }),
         response: { 200: TestResult, ...errors },
         detail: { summary: 'Send a sample event (documentId `webhook-test`) now and show the answer' },

@@ -66,7 +66,7 @@ function touchesProtected(op: Operation): boolean {
 
 /**
  * `/id` names the document, and that is the `?id=` query's: a patch may test or copy it, not
- * change, remove or move it (it was put back silently, and the unchanged document written anew).
+ * change, remove or move it.
  */
 function changesId(op: Operation): boolean {
   const atId = (p: unknown) => p === '/id' || (typeof p === 'string' && p.startsWith('/id/'))
@@ -98,9 +98,9 @@ const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/
 
 /**
  * What the library would get wrong in `op`, checked against `doc` before it runs: it reads an
- * array index with `~~`, so one of 2^31 or more wraps (an `add` at 2147483648 went in FIRST, a
- * path through element 4294967296 reached element 0), and it takes `01` and the empty token for
- * indexes (the empty one as 0). A refusal is named the way the library names its own; `null`: go on.
+ * array index as a 32-bit integer (`~~`), so one of 2^31 or more wraps round to another element,
+ * and it takes `01` and the empty token for indexes (the empty one as 0). RFC 6901 allows
+ * neither. A refusal is named the way the library names its own; `null`: go on.
  */
 function arrayIndexRefusal(doc: unknown, op: Operation): string | null {
   if (op.op === 'move' && op.path.startsWith(op.from + '/')) return 'OPERATION_MOVE_INTO_ITSELF'
