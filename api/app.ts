@@ -53,7 +53,8 @@ export function createApp(deps: AppDeps) {
     .use(webhookRoutes(deps))
     .use(teamRoutes(deps))
     .use(assistantRoutes(deps))
-  // The editor app (web/) and /favicon.ico mount here, after the API's routes.
+  // The editor app (web/) and /favicon.ico mount here, after the API's routes; its public paths
+  // go to `authenticate`'s `alsoPublic` above, so a browser without a token gets its pages.
   routes = () => app.routes
   return app
 }

@@ -16,10 +16,15 @@ import { errorResponse } from './error-mapping'
  */
 export const publicPaths = (metricsPublic: boolean) => (metricsPublic ? /^\/(health|metrics|swagger)(\/|$)/ : /^\/(health|swagger)(\/|$)/)
 
-export function authenticate(deps: { db: Db; log: Logger; metricsPublic: boolean }) {
+/**
+ * Refuses every request without a known bearer token (401), but to the public paths and those
+ * `alsoPublic` takes (the editor app's pages and assets, which a browser loads before sign-in).
+ */
+export function authenticate(deps: { db: Db; log: Logger; metricsPublic: boolean; alsoPublic?: (path: string) => boolean }) {
   const open = publicPaths(deps.metricsPublic)
   return new Elysia({ name: 'authenticate', seed: deps.metricsPublic }).onRequest(({ request }) => {
-    if (open.test(new URL(request.url).pathname)) return
+    const path = new URL(request.url).pathname
+    if (open.test(path) || deps.alsoPublic?.(path)) return
     try {
       authenticateRequest(deps.db, request)
     } catch (e) {

@@ -1,4 +1,7 @@
 import { afterAll, expect, test } from 'bun:test'
+import { Elysia } from 'elysia'
+import { authenticate } from '../../../api/http/authenticate'
+import { createLogger } from '../../../core/log'
 import { createTestContext, TOKENS } from '../../helpers'
 
 // Through createApp: the plugin reads the seeded tokens of a real database.
@@ -30,4 +33,15 @@ test('/health, /swagger and its document are public; /metrics is not unless METR
   } finally {
     open.close()
   }
+})
+
+test('paths `alsoPublic` takes need no token; every other still does', async () => {
+  const app = new Elysia()
+    .use(authenticate({ db: ctx.db, log: createLogger('silent', 'test'), metricsPublic: false, alsoPublic: (path) => path === '/' || path.startsWith('/app/') }))
+    .get('/', () => 'page').get('/app/x.js', () => 'asset').get('/content/list/acme', () => 'data')
+  const get = (path: string) => app.handle(new Request(`http://localhost${path}`))
+  expect(await (await get('/')).text()).toBe('page')
+  expect(await (await get('/app/x.js')).text()).toBe('asset')
+  const refused = await get('/content/list/acme')
+  expect({ status: refused.status, scheme: refused.headers.get('www-authenticate') }).toEqual({ status: 401, scheme: 'Bearer' })
 })
