@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { Value } from '@sinclair/typebox/value'
-import { outboxEvents } from '../../db/schema'
-import { EventPayload } from '../../core/webhooks/model'
-import { createTestContext, inlineRefs, TEAM, TOKENS, type TestContext } from '../helpers'
+import { outboxEvents } from '../../../db/schema'
+import { EventPayload } from '../../../core/webhooks/model'
+import { createTestContext, inlineRefs, TEAM, TOKENS, type TestContext } from '../../helpers'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })
