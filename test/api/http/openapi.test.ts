@@ -19,6 +19,12 @@ test('/swagger loads every script and style from this api, and each is served', 
     const size = (await res.arrayBuffer()).byteLength
     expect({ ref, status: res.status, type: res.headers.get('content-type'), big: size > 100_000 }).toEqual({ ref, status: 200, type: 'text/javascript; charset=utf-8', big: true })
   }
+  // A browser that takes gzip gets the same script compressed.
+  const plain = await (await ctx.app.handle(new Request(`http://localhost${refs[0]}`))).bytes()
+  const zipped = await ctx.app.handle(new Request(`http://localhost${refs[0]}`, { headers: { 'accept-encoding': 'gzip, deflate, br' } }))
+  const bytes = await zipped.bytes()
+  expect({ encoding: zipped.headers.get('content-encoding'), smaller: bytes.length < plain.length / 2 }).toEqual({ encoding: 'gzip', smaller: true })
+  expect(Buffer.from(Bun.gunzipSync(new Uint8Array(bytes))).equals(Buffer.from(plain))).toBe(true)
   // No other host is named anywhere on the page, and Scalar is told not to fetch its web fonts or send telemetry.
   expect(page.text).not.toMatch(/https?:\/\//)
   expect(page.text).toContain('"withDefaultFonts":false')
