@@ -1,5 +1,5 @@
 /**
- * One error vocabulary. Domain code throws these; `app.ts` maps them (and Elysia's own
+ * One error vocabulary. Domain code throws these; api/http/error-mapping.ts maps them (and Elysia's own
  * validation and parse errors) to the bodies spec.md fixes.
  */
 import type { BatchFailure } from './documents/model'
@@ -38,7 +38,7 @@ export class ProblemError extends Error {
 /**
  * Another process held the write lock past busy_timeout (a long seed): a known, passing
  * condition for the caller to retry, not an internal error. Logs it as a warning and gives what
- * the caller is told: the routes answer it `503` (api/app.ts), an MCP tool as its refusal.
+ * the caller is told: the routes answer it `503` (api/http/error-mapping.ts), an MCP tool as its refusal.
  */
 export function busyAnswer(log: { warn(msg: string): void }) {
   log.warn('the database stayed locked by another writer past the busy timeout')

@@ -1,5 +1,5 @@
 /**
- * What a schema refusal says of the value it refused, shared by the routes (api/app.ts), the MCP
+ * What a schema refusal says of the value it refused, shared by the routes (api/http/error-mapping.ts), the MCP
  * tools and the seed command, so each names the same expectation for the same schema.
  */
 import type { TSchema } from '@sinclair/typebox'

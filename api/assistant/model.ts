@@ -17,4 +17,4 @@ export const JsonRpcAnswer = t.Object({
   id: t.Union([t.String(), t.Number(), t.Null()]),
   result: t.Optional(t.Record(t.String(), t.Unknown())),
   error: t.Optional(t.Object({ code: t.Integer(), message: t.String(), data: t.Optional(t.Unknown()) })),
-}, { title: 'JsonRpcResponse', description: 'The JSON-RPC answer: `result`, or `error` (a protocol error; a tool that refuses answers a `result` with `isError: true`)' })
+}, { additionalProperties: false, title: 'JsonRpcResponse', description: 'The JSON-RPC answer: `result`, or `error` (a protocol error; a tool that refuses answers a `result` with `isError: true`)' })

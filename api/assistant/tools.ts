@@ -14,7 +14,8 @@ import { AppError, busyAnswer } from '../../core/errors'
 import { expectation } from '../../core/schema-errors'
 import type { Logger } from '../../core/log'
 import type { Metrics } from '../../core/metrics'
-import { ActivityView, DocumentList, DocumentView, ListAfter, ListCollection, PublishInput, PublishList } from '../../core/documents/model'
+import { ActivityView, DocumentList, DocumentView } from '../../core/documents/model'
+import { ListAfter, ListCollection, PublishInput, PublishList } from '../http/schemas'
 import { LIST_PAGE, listDocuments } from '../../core/content/list'
 import { present, readDocument } from '../../core/content/service'
 import { publishBatchWaiting } from '../../core/publish/service'
@@ -116,7 +117,7 @@ export async function callTool(ctx: ToolContext, name: ToolName, args: unknown):
     return { ok: await def.run(ctx, args ?? {}) }
   } catch (e) {
     if (e instanceof AppError) return { error: e.code, message: e.message }
-    // As the routes answer it (api/app.ts `errorResponse`), logged the same way.
+    // As the routes answer it (api/http/error-mapping.ts `errorResponse`), logged the same way.
     if (isLocked(e)) return busyAnswer(ctx.log.child({ tool: name }))
     ctx.log.error({ err: e, tool: name }, 'assistant tool failed')
     return { error: 'internal', message: 'Internal error.' }

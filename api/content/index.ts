@@ -7,14 +7,16 @@ import { authGuard } from '../http/auth-guard'
 import { SCHEDULE_REQUIRES } from '../../core/publish/scheduled'
 import type { AppDeps } from '../deps'
 import { runLifecycleWaiting, schedulePublish, LIFECYCLE_OPS } from '../../core/content/lifecycle'
-import { ActivityView, BatchIds, BatchList, DocumentInput, DocumentList, DocumentView, ErrorBody, IfMatch, IfNoneMatch, ListAfter, ListCollection, ScheduledPublish, ScheduleRequest } from '../../core/documents/model'
+import { ActivityView, DocumentInput, DocumentList, DocumentView } from '../../core/documents/model'
+import { BatchList, ErrorBody, IfMatch, IfNoneMatch, ListAfter, ListCollection } from '../http/schemas'
+import { BatchIds, ScheduledPublish, ScheduleRequest } from './model'
 import { listDocuments, parseListPageSize } from '../../core/content/list'
 import { ifNoneMatchHits } from '../../core/documents/if-match'
 import { patchDocument, present, readDocument, writeDocument } from '../../core/content/service'
 
 const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
 // Unknown query parameters (cache busters, client extras) are ignored, not refused.
-// `id` is required (a missing one is `400 missing_id`: api/app.ts).
+// `id` is required (a missing one is `400 missing_id`: api/http/error-mapping.ts).
 const idQuery = t.Object({ id: t.String({ description: 'Document id: a canonical id or a sibling id (`<id>/draft`, ...)' }) }, { additionalProperties: true })
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 

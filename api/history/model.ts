@@ -19,6 +19,6 @@ export const HistoryResponse = t.Object({
     t.Null(),
   ]),
   snapshots: t.Array(HistorySnapshot, { description: 'Active snapshots, newest first' }),
-  // Titled as the version list's page, so the OpenAPI document refers to that one schema (api/openapi.ts).
+  // Titled as the version list's page, so the OpenAPI document refers to that one schema (api/http/openapi-document.ts).
   versions: t.Composite([VersionPage], { title: 'VersionPage', description: 'First page of GET /content/versions (start 0, page size 25)' }),
-}, { title: 'History' })
+}, { additionalProperties: false, title: 'History' })

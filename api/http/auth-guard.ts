@@ -11,7 +11,7 @@ import { authorize, callerOf, forbidden, type Capability } from '../../core/auth
  * whatever body they sent (contract.md "Callers and permissions"), never a 400 that would tell
  * them about the route's input. The team is the route's `activeTeam` or `teamId`. Handlers get
  * the result as `caller`. The capabilities go into the OpenAPI document as the operation's
- * `x-capabilities` (api/openapi.ts writes them into its description too).
+ * `x-capabilities` (api/http/openapi-document.ts writes them into its description too).
  */
 export function authGuard(db: Db) {
   return new Elysia().macro({

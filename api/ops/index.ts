@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { prometheusContentType } from 'prom-client'
 import type { AppDeps } from '../deps'
-import { ErrorBody } from '../../core/documents/model'
+import { ErrorBody } from '../http/schemas'
 import { Health } from './model'
 
 export function opsRoutes({ db, metrics, config }: AppDeps) {

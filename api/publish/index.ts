@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../http/auth-guard'
 import type { AppDeps } from '../deps'
-import { ErrorBody, PublishInput, PublishList } from '../../core/documents/model'
+import { ErrorBody, PublishInput, PublishList } from '../http/schemas'
 import { publishBatchWaiting } from '../../core/publish/service'
 
 export function publishRoutes({ db, metrics }: AppDeps) {

@@ -6,7 +6,7 @@
  * `parseBody` and gets problem details, as spec.md fixes; Elysia would otherwise answer it itself.
  */
 import { Elysia, t } from 'elysia'
-import { IfMatch } from '../../core/documents/model'
+import { IfMatch } from '../http/schemas'
 import { authGuard } from '../http/auth-guard'
 import type { AppDeps } from '../deps'
 import { parseBody, readRestoreRequest, SNAPSHOT_FIELDS } from '../../core/restore/request'

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../http/auth-guard'
 import type { AppDeps } from '../deps'
-import { ErrorBody } from '../../core/documents/model'
+import { ErrorBody } from '../http/schemas'
 import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotRecord } from './model'
 import { createSnapshot, renameSnapshot, revokeSnapshot } from '../../core/snapshots/service'
 

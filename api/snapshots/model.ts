@@ -14,7 +14,7 @@ export const SnapshotRecord = t.Object({
 }, { additionalProperties: false, title: 'SnapshotRecord' })
 export type SnapshotRecord = Static<typeof SnapshotRecord>
 
-// A missing `documentId` or `id` is `400 missing_id` (api/app.ts), not a generic invalid_body.
+// A missing `documentId` or `id` is `400 missing_id` (api/http/error-mapping.ts), not a generic invalid_body.
 export const CreateSnapshotInput = t.Object(
   {
     documentId: t.String({ maxLength: 512, description: 'Canonical id' }),

@@ -8,7 +8,7 @@ import { Elysia, t } from 'elysia'
 import { authGuard } from '../http/auth-guard'
 import type { Caller } from '../../core/auth'
 import type { AppDeps } from '../deps'
-import { ErrorBody } from '../../core/documents/model'
+import { ErrorBody } from '../http/schemas'
 import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeName, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from '../../core/teams/model'
 import { pushContentIndex, putContentType, readContentIndex, readContentType, readContentTypes, readLocales, readLocalization, setLocales, setLocalization } from '../../core/teams/settings'
 

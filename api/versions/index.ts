@@ -2,7 +2,8 @@
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../http/auth-guard'
 import type { AppDeps } from '../deps'
-import { Document, ErrorBody } from '../../core/documents/model'
+import { Document } from '../../core/documents/model'
+import { ErrorBody } from '../http/schemas'
 import { VersionPage } from './model'
 import { getVersionBody, listVersions, parsePaging, requireCanonical } from '../../core/versions/service'
 

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../http/auth-guard'
 import type { AppDeps } from '../deps'
-import { ErrorBody } from '../../core/documents/model'
+import { ErrorBody } from '../http/schemas'
 import { blankAsAbsent } from '../../core/query'
 import { listDeliveries, parseLimit, redeliver, testWebhook } from '../../core/webhooks/deliveries'
 import { registerDeliveryMetrics } from './metrics'
@@ -69,7 +69,7 @@ export function webhookRoutes(deps: AppDeps) {
       {
         requires: ['ManageWebhooks'],
         transform: blankAsAbsent('eventType'),
-        // Any other value is `400 invalid_event_type` (api/app.ts).
+        // Any other value is `400 invalid_event_type` (api/http/error-mapping.ts).
         params: oneParams, query: t.Object({ eventType: t.Optional(EventTypeSchema) }, { additionalProperties: true }),
         response: { 200: TestResult, ...errors },
         detail: { summary: 'Send a sample event (documentId `webhook-test`) now and show the answer' },

@@ -1,5 +1,7 @@
 /**
- * Document and batch schemas. Imports only TypeBox so the dispatcher and CLI can share them.
+ * Document and batch item schemas: the shapes core's services read and write. Imports only
+ * TypeBox so the dispatcher and CLI can share them. What only the HTTP layer needs (errors,
+ * headers, request bodies) is in api/http/schemas.ts and the features' model.ts.
  */
 import { Type as t, type Static } from '@sinclair/typebox'
 
@@ -82,12 +84,6 @@ export const ActivityView = t.Object(
   { additionalProperties: false, title: 'ActivityDocument' },
 )
 
-/** `If-Match: "<change vector>"` (the ETag a read gave) makes a write conditional: 409 when the document moved on. */
-export const IfMatch = t.Object({ 'if-match': t.Optional(t.String({ description: 'The ETag of the last read; the write happens only if the document is still at it (else 409; a header that is no entity-tag list is 400 invalid_if_match)' })) })
-
-/** `If-None-Match: "<change vector>"` on a read: `304 Not Modified` (no body) when the document is still at it. */
-export const IfNoneMatch = t.Object({ 'if-none-match': t.Optional(t.String({ description: 'ETags of the copy the client holds; when the document is still at one of them the answer is 304 without a body' })) })
-
 /** A refused item of a batch (and the one item of restore's 400/403/404/409 lists): `reason` says why. */
 export const BatchFailure = t.Object({ id: t.String(), status: t.Literal(1), reason: t.String() }, { additionalProperties: false, title: 'BatchFailure' })
 export type BatchFailure = Static<typeof BatchFailure>
@@ -96,65 +92,10 @@ export const BatchDone = t.Object({ id: t.String(), status: t.Literal(0), docume
 /** spec.md's batch result item: either one, told apart by `status`, so a generated client narrows on it. */
 export const BatchItem = t.Union([BatchDone, BatchFailure], { title: 'BatchItem', description: '`status` 0: done; 1: refused, see `reason`' })
 export type BatchItem = Static<typeof BatchItem>
-export const BatchList = t.Array(BatchItem)
 /** A published item always carries the live document it became. */
 export const Published = t.Object({ id: t.String(), status: t.Literal(0), document: DocumentView }, { additionalProperties: false, title: 'Published' })
 export const PublishItem = t.Union([Published, BatchFailure], { title: 'PublishItem', description: '`status` 0: published, with the live document; 1: refused, see `reason`' })
 export type PublishItem = Static<typeof PublishItem>
-export const PublishList = t.Array(PublishItem)
-/** A batch failure answered as a list of one (restore's 400/403/404/409 shape). */
-export const FailureList = t.Array(BatchFailure, { minItems: 1, maxItems: 1 })
-
-/**
- * `{error, message}`. Named `ErrorBody` in the OpenAPI document, not `Error`: clients generated
- * by hey-api or orval would declare a type `Error` shadowing the global one where imported.
- */
-export const ErrorBody = t.Object({
-  error: t.String({
-    description: 'A stable code (docs/errors.md#codes lists each): unauthorized, forbidden, not_found, malformed_json, invalid_body, payload_too_large, '
-      + 'missing_id, sibling_id, not_content, invalid_id, bad_paging, bad_reference, bad_kind, missing_version, missing_snapshot_id, mismatch, '
-      + 'protected_field, invalid_patch, invalid_document, invalid_name, unknown_content_type, unknown_locale, misplaced_field, invalid_slug, conflict, invalid_if_match, bad_expiry, '
-      + 'invalid_target, invalid_secret, invalid_event_type, delivery_in_progress, unsupported_media_type, method_not_allowed, busy, internal',
-  }),
-  message: t.String({ description: 'For people; may change' }),
-  // Said here: Elysia sets it on a response schema the first time it checks one, and this object
-  // is shared by every route's error responses, so the document would change after a request.
-}, { additionalProperties: false, title: 'ErrorBody' })
-
-/**
- * RFC 6902 JSON Patch, for the OpenAPI document only (`x-json-patch`, api/openapi.ts): the route
- * takes any array of objects and fast-json-patch judges the operations, so a bad one stays
- * `400 invalid_patch` (core/content/service.ts), never a schema's `invalid_body`.
- */
-const pointer = (description: string) => t.String({ pattern: '^(/([^~/]|~[01])*)*$', description })
-export const JsonPatchOperation = t.Union([
-  t.Object({ op: t.Union([t.Literal('add'), t.Literal('replace'), t.Literal('test')]), path: pointer('JSON Pointer of the target'), value: t.Unknown() }),
-  t.Object({ op: t.Literal('remove'), path: pointer('JSON Pointer of the target') }),
-  t.Object({ op: t.Union([t.Literal('move'), t.Literal('copy')]), from: pointer('JSON Pointer of the source'), path: pointer('JSON Pointer of the target') }),
-], { title: 'JsonPatchOperation', description: 'One RFC 6902 operation; `/__publishedBy`, `/__publishedAt`, `/__dirtyLocales`, the root and (but for `test` and copying from it) `/id` are protected (`400 protected_field`)' })
-export const JsonPatch = t.Array(JsonPatchOperation, { title: 'JsonPatch', description: 'RFC 6902 JSON Patch, applied in order, all or nothing' })
-
-/** Lifecycle batches run their ids in order: a repeated id meets the first one's result (e.g. "There is no draft to discard."). */
-export const BatchIds = t.Object({ ids: t.Array(t.String(), { minItems: 1, maxItems: 100, description: 'Canonical document ids, run in order' }) }, { additionalProperties: false, title: 'IdList' })
-/** Publish ids each once: a repeat would publish, and version, the same document twice in one request. */
-export const PublishInput = t.Object(
-  {
-    ids: t.Array(t.String(), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'Canonical document ids, each at most once' }),
-    locales: t.Optional(t.Array(t.String(), { minItems: 1, maxItems: 64, uniqueItems: true })),
-  },
-  { additionalProperties: false, title: 'PublishRequest' },
-)
-
-/** `POST /content/schedule/{activeTeam}`: the draft of `id` is published at `publishAt`. */
-export const ScheduleRequest = t.Object(
-  { id: t.String({ maxLength: 512, description: 'Canonical document id' }), publishAt: t.String({ maxLength: 64, description: 'RFC 3339 with an offset (`2030-01-01T09:00:00Z`, `...+02:00`) or a date alone (midnight UTC); a time already past is published at the dispatcher\'s next poll' }) },
-  { additionalProperties: false, title: 'ScheduleRequest' },
-)
-export const ScheduledPublish = t.Object(
-  { id: t.String({ description: '`<id>/scheduled`' }), documentId: t.String(), publishAt: t.String(), scheduledBy: t.String() },
-  { title: 'ScheduledPublish' },
-)
-
 /** A row of `GET /content/list` (core/content/list.ts). */
 export const DocumentSummary = t.Object({
   id: t.String({ description: 'Canonical id' }),
@@ -167,10 +108,6 @@ export const DocumentSummary = t.Object({
   updatedAt: t.String({ description: 'The last write of the canonical or the draft' }),
 }, { additionalProperties: false, title: 'DocumentSummary' })
 export type DocumentSummary = Static<typeof DocumentSummary>
-
-/** The list's filters (GET /content/list and the assistant's list_content), one definition for both and OpenAPI. */
-export const ListCollection = t.String({ maxLength: 200, description: 'Only documents of this collection (`pages`)' })
-export const ListAfter = t.String({ maxLength: 1024, description: 'The `nextAfter` of the previous page: the page goes on after this canonical id' })
 
 export const DocumentList = t.Object({
   rows: t.Array(DocumentSummary),

@@ -54,7 +54,7 @@ export const LocalizationInput = t.Object(
 /** The team's locale settings, as both locale routes answer them. */
 export const TeamLocales = t.Object(
   { locales: t.Array(t.String()), defaultLocale: t.String(), fallbacks: t.Record(t.String(), t.String()) },
-  { title: 'TeamLocales' },
+  { additionalProperties: false, title: 'TeamLocales' },
 )
 /** `PUT /teams/{teamId}/content-types/{name}`: further keys (label, icon, hint...) are kept as given. */
 export const ContentTypeInput = t.Object(
@@ -68,11 +68,11 @@ export const ContentTypeInput = t.Object(
 )
 export const ContentTypeResult = t.Object(
   { definition: t.Record(t.String(), t.Unknown()), siteChanged: t.Boolean({ description: 'Whether the change sends `site.changed` (`template`)' }) },
-  { title: 'ContentTypeResult' },
+  { additionalProperties: false, title: 'ContentTypeResult' },
 )
 /** `PUT /teams/{teamId}/content-index`: the index definition, stored as given. */
 export const ContentIndexDefinition = t.Record(t.String(), t.Unknown(), { title: 'ContentIndexDefinition' })
-export const ContentIndexResult = t.Object({ indexGeneration: t.Integer() }, { title: 'ContentIndexResult' })
+export const ContentIndexResult = t.Object({ indexGeneration: t.Integer() }, { additionalProperties: false, title: 'ContentIndexResult' })
 /** `GET /teams/{teamId}/content-types/{name}`: the definition as stored, `urls` always given. */
 export const ContentTypeDefinition = t.Object(
   { name: t.String(), collection: t.String(), urls: t.Boolean(), fields: t.Array(ContentTypeField) },
@@ -85,5 +85,5 @@ export const ContentIndexState = t.Object(
     indexGeneration: t.Integer({ description: 'Bumped by each deploy' }),
     indexedGeneration: t.Integer({ description: 'The deploy the index job has caught up with; `site.changed` `index` waits for it' }),
   },
-  { title: 'ContentIndexState' },
+  { additionalProperties: false, title: 'ContentIndexState' },
 )

@@ -30,7 +30,7 @@ export function samplePayload(team: { id: string; workspaceId: string; defaultLo
 
 /**
  * The longest a test send waits for its receiver: it answers synchronously, and an HTTP answer can
- * wait at most Bun's longest idle timeout, 255 s (api/app.ts `idleTimeoutSeconds`).
+ * wait at most Bun's longest idle timeout, 255 s (api/http/serve.ts `idleTimeoutSeconds`).
  */
 export const MAX_TEST_SEND_MS = 250_000
 

@@ -92,7 +92,7 @@ export type WebhookPatch = Static<typeof WebhookPatch>
 /** Redelivery's answer: a new attempt of the same event (same `eventId`, same bytes) is queued. */
 export const RedeliveryAccepted = t.Object(
   { eventId: t.String(), eventType: EventTypeSchema, status: t.Literal('pending') },
-  { title: 'RedeliveryAccepted' },
+  { additionalProperties: false, title: 'RedeliveryAccepted' },
 )
 
 /**

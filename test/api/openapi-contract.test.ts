@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
-import { errorResponse } from '../../api/app'
+import { errorResponse } from '../../api/http/error-mapping'
 import { createLogger } from '../../core/log'
 import { createTestContext, inlineRefs, TEAM, TOKENS, type TestContext } from '../helpers'
 

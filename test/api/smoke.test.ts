@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, holdWriteLock, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
-import { errorResponse } from '../../api/app'
+import { errorResponse } from '../../api/http/error-mapping'
 import { BUSY_REASON, busyItem, runBatchWaiting } from '../../core/batch'
 import { countRevisions } from '../../db/store'
 import { createLogger } from '../../core/log'

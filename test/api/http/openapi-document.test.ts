@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { Value } from '@sinclair/typebox/value'
-import { outboxEvents } from '../../db/schema'
-import { EventPayload } from '../../core/webhooks/model'
-import { SCALAR_VERSION } from '../../api/app'
-import { createTestContext, inlineRefs, TEAM, TOKENS, type TestContext } from '../helpers'
+import { outboxEvents } from '../../../db/schema'
+import { EventPayload } from '../../../core/webhooks/model'
+import { createTestContext, inlineRefs, TEAM, TOKENS, type TestContext } from '../../helpers'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })
@@ -28,11 +27,12 @@ test('/swagger/json is OpenAPI 3 describing every route with its schemas', async
   expect(paths['/content/publish/{activeTeam}']!.post!.requestBody).toBeDefined()
 })
 
-test('/swagger serves the UI, its bundle at a fixed version (not `latest`)', async () => {
+test('/swagger serves the UI page, its bundle from this api (never `latest` from a CDN)', async () => {
   const res = await ctx.call('GET', '/swagger', { token: null })
   expect(res.status).toBe(200)
   expect(res.headers.get('content-type')).toContain('text/html')
-  expect(res.text).toContain(`https://cdn.jsdelivr.net/npm/@scalar/api-reference@${SCALAR_VERSION}/`)
+  expect(res.text).toContain('src="/swagger/assets/scalar.js"')
+  expect(res.text).not.toContain('cdn.jsdelivr.net')
   expect(res.text).not.toContain('@latest')
 })
 

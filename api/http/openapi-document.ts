@@ -11,7 +11,7 @@
  * - every operation declares the `400 invalid_body` of a repeated query parameter, a `401`'s
  *   `WWW-Authenticate: Bearer` header, the `413 payload_too_large` the app answers for a body over
  *   MAX_BODY_BYTES and the `415 unsupported_media_type` for one that is not UTF-8 JSON
- *   (api/app.ts checks a body sent with any method, a GET's or a DELETE's too, before routing),
+ *   (api/http/json-only.ts checks a body sent with any method, a GET's or a DELETE's too, before routing),
  *   the `500 internal` of an unexpected failure, and the `503 busy` (with `Retry-After`) of a write
  *   that waited past the busy timeout on another process's lock;
  * - a map (`t.Record(t.String(), X)`, written `patternProperties: {"^(.*)$": X}`) is written
@@ -29,7 +29,7 @@
  * - the top-level `webhooks` (OpenAPI 3.1) describes the request the dispatcher sends to a target
  *   (spec.md "Request sent to a webhook target"), so receivers generate the payload type too;
  * - a route marked `x-json-patch` (PATCH /content) documents its body as RFC 6902 operations
- *   (`JsonPatch`), under `application/json-patch+json` too (api/app.ts reads every `+json` type);
+ *   (`JsonPatch`), under `application/json-patch+json` too (api/http/json-only.ts reads every `+json` type);
  *   the route's own schema stays loose so that fast-json-patch judges the operations
  *   (`400 invalid_patch`), not the schema (`400 invalid_body`);
  * - a schema listed in `NAMED` (its `title`, given in the feature's model.ts, is its name:
@@ -37,20 +37,19 @@
  *   to by `$ref` everywhere it occurs, so generated clients get a type of that name.
  */
 import { prometheusContentType } from 'prom-client'
-import { JsonRpcAnswer, JsonRpcMessage } from './assistant/model'
-import {
-  ActivityEntry, ActivityView, BatchDone, BatchFailure, BatchIds, BatchItem, Document, DocumentInput, DocumentList, DocumentSummary, DocumentView, ErrorBody, JsonPatch,
-  JsonPatchOperation, Metadata, PublishInput, Published, PublishItem, ScheduledPublish, ScheduleRequest,
-} from '../core/documents/model'
-import { HistoryResponse, HistorySnapshot } from './history/model'
-import { Health } from './ops/model'
-import { ApplySnapshotRequest, ProblemBody, RestoreRequest, RestoreResult } from './restore/model'
-import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotRecord } from './snapshots/model'
-import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from '../core/teams/model'
-import { VersionPage, VersionRow } from './versions/model'
+import { JsonRpcAnswer, JsonRpcMessage } from '../assistant/model'
+import { ActivityEntry, ActivityView, BatchDone, BatchFailure, BatchItem, Document, DocumentInput, DocumentList, DocumentSummary, DocumentView, Metadata, Published, PublishItem } from '../../core/documents/model'
+import { ErrorBody, PublishInput } from './schemas'
+import { BatchIds, JsonPatch, JsonPatchOperation, ScheduledPublish, ScheduleRequest } from '../content/model'
+import { HistoryResponse, HistorySnapshot } from '../history/model'
+import { Health } from '../ops/model'
+import { ApplySnapshotRequest, ProblemBody, RestoreRequest, RestoreResult, RevisionRestoreRequest, SnapshotRestoreRequest } from '../restore/model'
+import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotRecord } from '../snapshots/model'
+import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from '../../core/teams/model'
+import { VersionPage, VersionRow } from '../versions/model'
 import {
   AttemptView, DeliveryView, EVENT_TYPES, EventPayload, RecoverAccepted, RecoverRequest, RedeliveryAccepted, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret,
-} from '../core/webhooks/model'
+} from '../../core/webhooks/model'
 
 /** Media types the API reads and writes. */
 const MEDIA_TYPES = new Set(['application/json', 'application/problem+json', prometheusContentType])
@@ -183,7 +182,7 @@ const NAMED: Record<string, Json> = Object.fromEntries([
   DocumentInput, Document, Metadata, JsonPatch, JsonPatchOperation, DocumentView, ActivityEntry, ActivityView, BatchItem, BatchDone, BatchFailure, Published, PublishItem, ErrorBody,
   VersionRow, VersionPage, SnapshotRecord, WebhookCreate, WebhookRecord, WebhookWithSecret, TestResult, AttemptView, DeliveryView, ProblemBody,
   EventPayload, DocumentSummary, DocumentList, HistoryResponse, HistorySnapshot,
-  BatchIds, PublishInput, ScheduleRequest, ScheduledPublish, RestoreRequest, ApplySnapshotRequest, RestoreResult,
+  BatchIds, PublishInput, ScheduleRequest, ScheduledPublish, RestoreRequest, RevisionRestoreRequest, SnapshotRestoreRequest, ApplySnapshotRequest, RestoreResult,
   CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, WebhookPatch, RedeliveryAccepted, RecoverRequest, RecoverAccepted,
   LocalesInput, LocalizationInput, TeamLocales, ContentTypeInput, ContentTypeResult, ContentIndexDefinition, ContentIndexResult, ContentTypeDefinition, ContentIndexState,
   JsonRpcMessage, JsonRpcAnswer, Health,
@@ -234,7 +233,7 @@ export function normalizeOpenApi(doc: Json): Json {
     for (const [method, op] of Object.entries<Json>(operations)) {
       const requestContent = op['x-json-patch'] ? JSON_PATCH_CONTENT : jsonOnly(op.requestBody?.content)
       const responses = Object.fromEntries(Object.entries<Json>(op.responses ?? {}).map(([status, r]) => [status, response(status, r, op['x-responses']?.[status])]))
-      // A repeated query parameter is refused on every route (api/app.ts), /health's too.
+      // A repeated query parameter is refused on every route (api/http/query-keys.ts), /health's too.
       responses['400'] ??= error('400')
       if (responses['401']) responses['401'] = { ...responses['401'], headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } }
       responses['413'] ??= error('413')
