@@ -24,6 +24,7 @@ import { webhookRoutes } from './webhooks'
 import { testSendTimeoutMs } from '../core/webhooks/deliveries'
 import { teamRoutes } from './teams'
 import { assistantRoutes, checkOrigin } from './assistant'
+import { webApp } from './web'
 
 /**
  * Routes that need no bearer token: the liveness check, the API description (a browser or a
@@ -210,6 +211,7 @@ export function createApp(deps: AppDeps) {
   const tooLarge = () => json(413, { error: 'payload_too_large', message: `The body exceeds ${max} bytes.` })
   // normalize: false so unknown properties are refused (400), not silently dropped.
   const app = new Elysia({ normalize: false })
+    .use(webApp(deps)) // the editor app at `/` and `/app/...` (api/web): before the token check, it holds no data
     .onRequest(({ request }) => {
       // Authenticate before parsing or validating: an anonymous caller learns nothing about bodies.
       const url = new URL(request.url)

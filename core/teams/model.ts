@@ -87,3 +87,27 @@ export const ContentIndexState = t.Object(
   },
   { title: 'ContentIndexState' },
 )
+
+/** `PUT /teams/{teamId}/features`: the History drawer's two flags (contract.md "Team settings"). */
+export const TeamFeatures = t.Object(
+  {
+    history: t.Boolean({ description: 'The History drawer is shown at all' }),
+    snapshots: t.Boolean({ description: 'With `history`: the drawer lists snapshots and offers "Share" on every row' }),
+  },
+  { additionalProperties: false, title: 'TeamFeatures' },
+)
+
+/** `GET /me`: who the bearer token belongs to and what they may do in each of their teams. */
+export const Me = t.Object(
+  {
+    userId: t.String(),
+    teams: t.Array(t.Object({
+      id: t.String(),
+      capabilities: t.Array(t.String()),
+      locales: t.Array(t.String()),
+      defaultLocale: t.String(),
+      features: TeamFeatures,
+    }, { additionalProperties: false, title: 'MyTeam' })),
+  },
+  { additionalProperties: false, title: 'Me' },
+)
