@@ -54,7 +54,7 @@ const icon = Bun.file(new URL('../../web/favicon.svg', import.meta.url).pathname
 
 /** The app's page: never cached (it names the current asset files), never framed. */
 const page = (html: Uint8Array) =>
-  new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': APP_CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache', 'referrer-policy': 'no-referrer' } })
+  new Response(html as Uint8Array<ArrayBuffer>, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': APP_CSP, 'x-content-type-options': 'nosniff', 'cache-control': 'no-cache', 'referrer-policy': 'no-referrer' } })
 
 const jsonError = (status: number, error: string, message: string) =>
   new Response(JSON.stringify({ error, message }), { status, headers: { 'content-type': 'application/json; charset=utf-8' } })
@@ -89,7 +89,7 @@ async function answer(db: AppDeps['db'], request: Request): Promise<Response | u
     if (!asset) return jsonError(404, 'not_found', 'No such file of the editor app.')
     if (request.headers.get('if-none-match') === asset.etag) return new Response(null, { status: 304, headers: { etag: asset.etag } })
     // Names carry their content hash: a file never changes under its name.
-    return new Response(asset.body, { headers: { 'content-type': asset.type, etag: asset.etag, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' } })
+    return new Response(asset.body as Uint8Array<ArrayBuffer>, { headers: { 'content-type': asset.type, etag: asset.etag, 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' } })
   }
   return page(html)
 }
