@@ -47,4 +47,4 @@ export async function loadSource(teamId: string, docId: string, s: Source): Prom
 }
 
 /** A field value as one line of text (never HTML): strings as they are, anything else as JSON. */
-export const asText = (v: unknown) => (v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v))
+export const asText = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v))

@@ -58,7 +58,7 @@ export function HistoryDrawer({ teamId, docId, published, onRestored, hasEdits }
     ...versions.map((row, i) => ({ kind: 'version' as const, row, label: `${i === 0 && published ? 'Published' : 'Version'} ${new Date(row.publishedAt).toLocaleString()} by ${row.publishedBy}` })),
   ]
   const changed = (r: Schemas['SnapshotRecord']) => setTouched((t) => ({ ...t, [r.id]: r }))
-  const rowActions = (s: Source, name: string) => {
+  const rowActions = (s: Source, name: string, extra?: React.ReactNode) => {
     const blocked = s.kind === 'version' || s.kind === 'snapshot' ? restoreBlocked(team, published, s) : null
     return (
       <div className="row-actions">
@@ -67,6 +67,7 @@ export function HistoryDrawer({ teamId, docId, published, onRestored, hasEdits }
         {(s.kind === 'version' || s.kind === 'snapshot') && (
           <button type="button" disabled={blocked !== null} title={blocked ?? undefined} aria-label={`Restore ${name}`} onClick={() => setView({ mode: 'restore', source: s })}>Restore…</button>
         )}
+        {extra}
         {blocked && <span className="hint">{blocked}</span>}
       </div>
     )
@@ -120,8 +121,7 @@ export function HistoryDrawer({ teamId, docId, published, onRestored, hasEdits }
                     return (
                       <li key={v.version} className="row">
                         <div>{i === 0 && published ? <Badge tone="live">Live</Badge> : null} <When at={v.publishedAt} /> by <strong>{v.publishedBy}</strong> · {v.locales.join(', ')}</div>
-                        {rowActions({ kind: 'version', row: v }, label)}
-                        {showSnapshots && <CreateSnapshot teamId={teamId} docId={docId} version={v.version} label={`Share ${label}`} onCreated={(r) => { changed(r); void load() }} />}
+                        {rowActions({ kind: 'version', row: v }, label, showSnapshots && <CreateSnapshot teamId={teamId} docId={docId} version={v.version} label={`Share ${label}`} onCreated={(r) => { changed(r); void load() }} />)}
                       </li>
                     )
                   })}
