@@ -37,7 +37,7 @@ test.skipIf(!!missing)('sign in: a wrong token is refused in words with its code
   expect(csp).toContain("script-src 'self'")
   expect(await page.locator('script:not([src])').count()).toBe(0)
   await page.close()
-})
+}, 60_000)
 
 test.skipIf(!!missing)('field values render as text, never as HTML', async () => {
   const xss = '<img src=x onerror=alert(1)>'
@@ -54,7 +54,7 @@ test.skipIf(!!missing)('field values render as text, never as HTML', async () =>
   expect(await page.locator('img[src="x"]').count()).toBe(0)
   expect(dialogs).toBe(0)
   await page.close()
-})
+}, 60_000)
 
 test.skipIf(!!missing)('edit two locales and publish, edit again; History pages with Load more; preview and compare', async () => {
   const ID = 'pages/story'
@@ -98,4 +98,4 @@ test.skipIf(!!missing)('edit two locales and publish, edit again; History pages 
   await page.getByLabel('Changed only').check()
   expect(await page.locator('tr.change-same').count()).toBe(0)
   await page.close()
-})
+}, 60_000)
