@@ -85,7 +85,7 @@ test.skipIf(!!missing)('edit two locales and publish, edit again; History pages 
   await page.getByRole('button', { name: 'Load more versions' }).waitFor()
   expect(await versions.count()).toBe(25)
   await page.getByRole('button', { name: 'Load more versions' }).click()
-  await page.waitForFunction(() => document.querySelectorAll('[aria-label="Published Versions"] > li').length === 27)
+  await page.waitForFunction('document.querySelectorAll(\'[aria-label="Published Versions"] > li\').length === 27')
   expect(await page.getByRole('button', { name: 'Load more versions' }).count()).toBe(0)
 
   await versions.first().getByRole('button', { name: /^Preview/ }).click()

@@ -66,7 +66,7 @@ test.skipIf(!!missing)('at 390 px wide the pages fit the screen and every contro
     await page.goto(`${s.base}/app/t/${TEAM}${path}`)
     await page.getByRole('main').waitFor()
     await page.waitForTimeout(300)
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')
     expect(overflow).toBeLessThanOrEqual(0)
   }
   // Keyboard: Tab reaches the History button on the editor.
@@ -75,7 +75,7 @@ test.skipIf(!!missing)('at 390 px wide the pages fit the screen and every contro
   let reached = false
   for (let i = 0; i < 40 && !reached; i++) {
     await page.keyboard.press('Tab')
-    reached = await page.evaluate(() => document.activeElement?.textContent === 'History')
+    reached = await page.evaluate<boolean>("document.activeElement?.textContent === 'History'")
   }
   expect(reached).toBe(true)
   await page.keyboard.press('Enter')
