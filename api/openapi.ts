@@ -46,7 +46,7 @@ import { HistoryResponse, HistorySnapshot } from './history/model'
 import { Health } from './ops/model'
 import { ApplySnapshotRequest, ProblemBody, RestoreRequest, RestoreResult } from './restore/model'
 import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotRecord } from './snapshots/model'
-import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from '../core/teams/model'
+import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeResult, LocalesInput, LocalizationInput, Me, MyTeam, TeamFeatures, TeamLocales } from '../core/teams/model'
 import { VersionPage, VersionRow } from './versions/model'
 import {
   AttemptView, DeliveryView, EVENT_TYPES, EventPayload, RedeliveryAccepted, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret,
@@ -186,7 +186,7 @@ const NAMED: Record<string, Json> = Object.fromEntries([
   BatchIds, PublishInput, ScheduleRequest, ScheduledPublish, RestoreRequest, ApplySnapshotRequest, RestoreResult,
   CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, WebhookPatch, RedeliveryAccepted,
   LocalesInput, LocalizationInput, TeamLocales, ContentTypeInput, ContentTypeResult, ContentIndexDefinition, ContentIndexResult, ContentTypeDefinition, ContentIndexState,
-  JsonRpcMessage, JsonRpcAnswer, Health,
+  JsonRpcMessage, JsonRpcAnswer, Health, Me, MyTeam, TeamFeatures,
 ].map((schema) => [schema.title as string, schema]))
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })

@@ -6,7 +6,7 @@
  */
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../http/auth-guard'
-import { authenticate, type Caller } from '../../core/auth'
+import { authenticate, type Caller, type Capability } from '../../core/auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../../core/documents/model'
 import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeName, ContentTypeResult, LocalesInput, LocalizationInput, Me, TeamFeatures, TeamLocales } from '../../core/teams/model'
@@ -17,6 +17,8 @@ const teamParams = t.Object({ teamId: t.String({ maxLength: 200 }) })
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 const readErrors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 const readers: ['EditContent', 'ManageTeam'] = ['EditContent', 'ManageTeam']
+/** Any capability at all: every member who may do anything in the team reads its UI flags. */
+const members: Capability[] = ['EditContent', 'ChangeLiveContent', 'ManageWebhooks', 'ManageTeam']
 
 export function teamRoutes({ db }: AppDeps) {
   const actor = (teamId: string, caller: Caller) => ({ teamId, userId: caller.userId })
@@ -31,7 +33,7 @@ export function teamRoutes({ db }: AppDeps) {
     })
     // Every member reads the flags (the editor app decides what its History drawer shows from them).
     .get('/teams/:teamId/features', ({ params }) => readFeatures(db, params.teamId), {
-      requires: [], params: teamParams, response: { 200: TeamFeatures, ...readErrors },
+      requiresAny: members, params: teamParams, response: { 200: TeamFeatures, ...readErrors },
       detail: { summary: "The team's UI feature flags (`history`, `snapshots`); they change no endpoint's answer" },
     })
     .put('/teams/:teamId/features', ({ params, body }) => setFeatures(db, params.teamId, body), {

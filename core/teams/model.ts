@@ -97,17 +97,20 @@ export const TeamFeatures = t.Object(
   { additionalProperties: false, title: 'TeamFeatures' },
 )
 
+/** One team of `GET /me`: the caller's capabilities there, its locales and flags. */
+export const MyTeam = t.Object({
+  id: t.String(),
+  capabilities: t.Array(t.String()),
+  locales: t.Array(t.String()),
+  defaultLocale: t.String(),
+  features: TeamFeatures,
+}, { additionalProperties: false, title: 'MyTeam' })
+
 /** `GET /me`: who the bearer token belongs to and what they may do in each of their teams. */
 export const Me = t.Object(
   {
     userId: t.String(),
-    teams: t.Array(t.Object({
-      id: t.String(),
-      capabilities: t.Array(t.String()),
-      locales: t.Array(t.String()),
-      defaultLocale: t.String(),
-      features: TeamFeatures,
-    }, { additionalProperties: false, title: 'MyTeam' })),
+    teams: t.Array(MyTeam),
   },
   { additionalProperties: false, title: 'Me' },
 )

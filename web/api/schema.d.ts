@@ -509,7 +509,7 @@ export interface paths {
         };
         /**
          * The team's UI feature flags (`history`, `snapshots`); they change no endpoint's answer
-         * @description Any valid bearer token; no team capability.
+         * @description Needs one of the capabilities `EditContent` or `ChangeLiveContent` or `ManageWebhooks` or `ManageTeam` in the team of the path.
          */
         get: operations["getTeamsByTeamIdFeatures"];
         /**
@@ -1099,6 +1099,19 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /** Me */
+        Me: {
+            teams: components["schemas"]["MyTeam"][];
+            userId: string;
+        };
+        /** MyTeam */
+        MyTeam: {
+            capabilities: string[];
+            defaultLocale: string;
+            features: components["schemas"]["TeamFeatures"];
+            id: string;
+            locales: string[];
+        };
         /** Problem */
         Problem: {
             errors: {
@@ -1198,6 +1211,13 @@ export interface components {
         SnapshotRevoke: {
             /** @description Snapshot id */
             id: string;
+        };
+        /** TeamFeatures */
+        TeamFeatures: {
+            /** @description The History drawer is shown at all */
+            history: boolean;
+            /** @description With `history`: the drawer lists snapshots and offers "Share" on every row */
+            snapshots: boolean;
         };
         /** TeamLocales */
         TeamLocales: {
@@ -3546,22 +3566,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        teams: {
-                            capabilities: string[];
-                            defaultLocale: string;
-                            /** TeamFeatures */
-                            features: {
-                                /** @description The History drawer is shown at all */
-                                history: boolean;
-                                /** @description With `history`: the drawer lists snapshots and offers "Share" on every row */
-                                snapshots: boolean;
-                            };
-                            id: string;
-                            locales: string[];
-                        }[];
-                        userId: string;
-                    };
+                    "application/json": components["schemas"]["Me"];
                 };
             };
             /** @description Bad request: `{error, message}` */
@@ -4176,12 +4181,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description The History drawer is shown at all */
-                        history: boolean;
-                        /** @description With `history`: the drawer lists snapshots and offers "Share" on every row */
-                        snapshots: boolean;
-                    };
+                    "application/json": components["schemas"]["TeamFeatures"];
                 };
             };
             /** @description Bad request: `{error, message}` */
@@ -4264,12 +4264,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The History drawer is shown at all */
-                    history: boolean;
-                    /** @description With `history`: the drawer lists snapshots and offers "Share" on every row */
-                    snapshots: boolean;
-                };
+                "application/json": components["schemas"]["TeamFeatures"];
             };
         };
         responses: {
@@ -4279,12 +4274,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description The History drawer is shown at all */
-                        history: boolean;
-                        /** @description With `history`: the drawer lists snapshots and offers "Share" on every row */
-                        snapshots: boolean;
-                    };
+                    "application/json": components["schemas"]["TeamFeatures"];
                 };
             };
             /** @description Bad request: `{error, message}` */
