@@ -39,6 +39,16 @@ test.skipIf(!!missing)('sign in: a wrong token is refused in words with its code
   await page.close()
 }, 60_000)
 
+test.skipIf(!!missing)('an API refusal is shown in words with its code', async () => {
+  const page = await s.page()
+  await signIn(page, s.base, TOKENS.webhooks)
+  await page.goto(`${s.base}/app/t/${TEAM}`)
+  const alert = page.getByRole('alert').first()
+  await alert.waitFor()
+  expect(await alert.textContent()).toContain('Missing capability: one of EditContent, ManageTeam. (forbidden, HTTP 403)')
+  await page.close()
+}, 60_000)
+
 test.skipIf(!!missing)('field values render as text, never as HTML', async () => {
   const xss = '<img src=x onerror=alert(1)>'
   await s.ctx.call('POST', `/content/${TEAM}`, { body: { id: 'pages/xss', contentType: 'page', fields: { parent: xss }, locales: { en: { title: xss, slug: 'xss' } } } })

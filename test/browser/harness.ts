@@ -23,8 +23,10 @@ export function browserMissing(): string | null {
   return reason
 }
 
-/** Chromium's flags: headless, quiet, no network of its own; `extra` adds to them. */
+/** Chromium's flags: headless, quiet, no outside name resolution; `extra` adds to them. */
 export const chromiumArgs = (extra: string[] = []) => [
+  // No name resolves but the local ones: the app must work on a machine with no internet.
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', ...extra,
 ]

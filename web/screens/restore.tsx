@@ -50,7 +50,8 @@ export function RestoreDialog({ teamId, docId, team, source, open, onOpenChange,
       setBusy(false)
     }
   }
-  const conflict = error instanceof ApiProblem && error.status === 409 && source.kind === 'version'
+  // A revoked or expired snapshot is a 409 too, but re-reading cannot help it.
+  const conflict = error instanceof ApiProblem && error.status === 409 && !/revoked|expired/i.test(error.message)
   return (
     <Modal wide open={open} onOpenChange={(o) => { if (!o) { setDone(false); setError(null) } onOpenChange(o) }} title={`Restore ${sourceLabel(source)}`}
       description="Restoring copies this row into the draft. It never publishes: the live site stays as it is until someone publishes the draft.">
