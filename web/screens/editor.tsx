@@ -40,6 +40,14 @@ export function Editor({ teamId }: { teamId: string }) {
   const [saved, setSaved] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
   useEffect(() => { setEdits({}); setSaveError(null) }, [teamId, id])
+  const hasEdits = Object.keys(edits).length > 0
+  // Closing or reloading the tab with typed, unsaved text asks first.
+  useEffect(() => {
+    if (!hasEdits) return
+    const warn = (e: BeforeUnloadEvent) => e.preventDefault()
+    window.addEventListener('beforeunload', warn)
+    return () => window.removeEventListener('beforeunload', warn)
+  }, [hasEdits])
 
   if (docs.error) return <ErrorNote error={docs.error} />
   if (docs.loading && !docs.data) return <p role="status">Loading {id}…</p>
@@ -52,7 +60,6 @@ export function Editor({ teamId }: { teamId: string }) {
   const localizable = fields.filter((f) => f.localizable)
   const dirty = new Set(draft?.__dirtyLocales ?? [])
   const unsaved = new Set(Object.keys(edits).filter((k) => k.startsWith('locales/')).map((k) => k.split('/')[1]))
-  const hasEdits = Object.keys(edits).length > 0
   const published = live?.['@metadata']?.published === true
   const mayWrite = can(team, 'EditContent')
 
