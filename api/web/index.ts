@@ -96,7 +96,7 @@ async function answer(db: AppDeps['db'], request: Request): Promise<Response | u
 
 /** The editor app's plugin; mounted before the API's own request hooks, so the app needs no token. */
 export function webApp({ db }: AppDeps) {
-  return new Elysia({ name: 'web' }).onRequest(({ request }) => answer(db, request))
+  return new Elysia().onRequest(({ request }) => answer(db, request))
 }
 
 /** The app's files as built (for the first-load size figure and its test). */
