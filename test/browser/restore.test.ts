@@ -111,6 +111,40 @@ test.skipIf(!!missing)('409: a revoked snapshot cannot be restored from its shar
   await page.close()
 }, 60_000)
 
+test.skipIf(!!missing)('snapshots: Share a version, open its link read-only, rename it, revoke it (then it cannot be restored)', async () => {
+  const page = await s.page()
+  await signIn(page, s.base, TOKENS.editor)
+  const versions = await openHistory(page)
+  await versions.last().getByRole('button', { name: /^Share/ }).click()
+  const share = page.getByRole('dialog', { name: 'Share this version' })
+  await share.getByLabel('Name (optional)').fill('first version')
+  await share.getByRole('button', { name: 'Create snapshot' }).click()
+  const link = await share.getByLabel('Share link').inputValue()
+  expect(link).toContain(`/app/t/${TEAM}/share?id=`)
+  const snapshotId = decodeURIComponent(link.slice(link.indexOf('id=') + 3))
+  // The snapshot holds that version (v1), not the draft.
+  expect((await s.ctx.call('GET', `/content/${TEAM}?id=${enc(snapshotId)}`)).body.fields.sku).toBe('v1')
+  await page.goto(link)
+  await page.getByRole('heading', { name: `Shared snapshot of ${ID}` }).waitFor()
+  await page.getByRole('cell', { name: 'Eins' }).first().waitFor()
+  expect(await page.getByRole('textbox').count()).toBe(0) // read-only: no field to edit
+
+  await page.goto(`${s.base}/app/t/${TEAM}/edit?id=${enc(ID)}`)
+  await page.getByRole('button', { name: 'History' }).click()
+  const row = page.getByRole('listitem').filter({ hasText: 'first version' }).last()
+  await row.getByRole('button', { name: /^Rename snapshot/ }).click()
+  await page.getByLabel('New name').fill('renamed')
+  await page.getByRole('button', { name: 'Rename', exact: true }).click()
+  const renamed = page.getByRole('listitem').filter({ hasText: 'renamed' }).last()
+  await renamed.waitFor()
+  await renamed.getByRole('button', { name: 'Revoke' }).click()
+  await page.getByRole('dialog', { name: 'Revoke this snapshot?' }).getByRole('button', { name: 'Revoke' }).click()
+  await renamed.getByText('revoked', { exact: true }).waitFor()
+  expect(await renamed.textContent()).toContain('This snapshot is revoked: it cannot be restored.')
+  expect(await renamed.getByRole('button', { name: /^Restore/ }).isDisabled()).toBe(true)
+  await page.close()
+}, 60_000)
+
 test.skipIf(!!missing)('the two team flags change the drawer, and only the drawer', async () => {
   const page = await s.page()
   await signIn(page, s.base, TOKENS.editor)

@@ -13,8 +13,8 @@ function CopyLink({ teamId, id }: { teamId: string; id: string }) {
   const link = shareLink(teamId, id)
   return (
     <span className="copy-link">
-      <label className="sr-only" htmlFor={`link-${id}`}>Share link</label>
-      <input id={`link-${id}`} readOnly value={link} onFocus={(e) => e.target.select()} />
+      {/* Labelled on the input itself: the same snapshot's link may be on screen twice (drawer row and dialog). */}
+      <input aria-label="Share link" readOnly value={link} onFocus={(e) => e.target.select()} />
       <button type="button" onClick={() => navigator.clipboard?.writeText(link).then(() => setCopied(true), () => setCopied(false))}>Copy link</button>
       {copied && <span role="status">Copied.</span>}
     </span>
