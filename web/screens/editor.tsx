@@ -124,6 +124,7 @@ export function Editor({ teamId }: { teamId: string }) {
             ))}
           </Tabs.Root>
         )}
+        {localizable.length > 0 && <p className="hint">● the draft has unpublished changes in this language · * typed here, not saved yet</p>}
         <div className="actions">
           <button type="submit" className="primary" disabled={busy || !mayWrite || !hasEdits}>Save draft</button>
           {hasEdits && <span className="hint">Unsaved changes</span>}
