@@ -5,6 +5,9 @@
  */
 import createClient, { type Middleware } from 'openapi-fetch'
 import type { components, paths } from './schema'
+import { ApiProblem, problemOf } from './problem'
+
+export { ApiProblem, problemOf }
 
 export type Schemas = components['schemas']
 export type Doc = Schemas['DocumentBody']
@@ -29,28 +32,6 @@ const auth: Middleware = {
 
 export const api = createClient<paths>({ baseUrl: location.origin })
 api.use(auth)
-
-/** An API answer that was not a success, in words: the message and the code (or the batch reason and the status). */
-export class ApiProblem extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly body: unknown) {
-    super(message)
-  }
-  get text() {
-    return `${this.message} (${this.code}, HTTP ${this.status})`
-  }
-}
-
-/** Reads any of the api's error shapes: `{error, message}`, a batch list with a `reason`, or problem details. */
-export function problemOf(status: number, body: unknown): ApiProblem {
-  const b = body as Record<string, unknown> | Record<string, unknown>[] | undefined
-  if (Array.isArray(b) && b[0] && typeof b[0].reason === 'string') return new ApiProblem(status, statusCode(status), b[0].reason as string, body)
-  if (b && !Array.isArray(b) && typeof b.error === 'string') return new ApiProblem(status, b.error, String(b.message ?? ''), body)
-  if (b && !Array.isArray(b) && typeof b.title === 'string') return new ApiProblem(status, 'problem', b.title, body)
-  return new ApiProblem(status, statusCode(status), typeof body === 'string' && body ? body.slice(0, 300) : 'The server gave no reason.', body)
-}
-
-const statusCode = (status: number) =>
-  ({ 400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 503: 'busy' } as Record<number, string>)[status] ?? `http_${status}`
 
 /** The data of an openapi-fetch answer, or throws its problem (a batch list's refused item too). */
 export async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
