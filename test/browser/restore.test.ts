@@ -73,6 +73,27 @@ test.skipIf(!!missing)('403: without ChangeLiveContent the restore is disabled w
   await page.close()
 }, 60_000)
 
+test.skipIf(!!missing)('403 from the server: published while the dialog was open, the refusal shows its reason', async () => {
+  const OTHER = 'pages/unpublished'
+  await s.ctx.call('POST', `/content/${TEAM}`, { body: { id: OTHER, contentType: 'page', fields: { parent: null }, locales: { en: { title: 'Old', slug: 'u' } } } })
+  await s.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [OTHER] } })
+  await s.ctx.call('POST', `/content/unpublish/${TEAM}`, { body: { ids: [OTHER] } })
+  const page = await s.page()
+  await signIn(page, s.base, TOKENS.translator)
+  await page.goto(`${s.base}/app/t/${TEAM}/edit?id=${enc(OTHER)}`)
+  await page.getByRole('button', { name: 'History' }).click()
+  const version = page.getByRole('list', { name: 'Published Versions' }).getByRole('listitem').first()
+  await version.getByRole('button', { name: /^Restore/ }).click() // not published now: allowed
+  const dialog = page.getByRole('dialog', { name: /^Restore/ })
+  await dialog.getByText('This source carries').waitFor()
+  expect((await s.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [OTHER] } })).body[0].status).toBe(0)
+  await dialog.getByRole('button', { name: 'Restore into draft' }).click()
+  const alert = dialog.getByRole('alert')
+  await alert.waitFor()
+  expect(await alert.textContent()).toMatch(/ChangeLiveContent.*\(forbidden, HTTP 403\)/)
+  await page.close()
+}, 60_000)
+
 test.skipIf(!!missing)('409: a conflicting save says so and keeps the typed text; reloading keeps it too', async () => {
   const page = await s.page()
   await signIn(page, s.base, TOKENS.editor)
