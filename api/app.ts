@@ -23,6 +23,7 @@ import { historyRoutes } from './history'
 import { webhookRoutes } from './webhooks'
 import { teamRoutes } from './teams'
 import { assistantRoutes } from './assistant'
+import { webApp } from './web'
 
 export { serveApp } from './http/serve'
 
@@ -33,7 +34,9 @@ export function createApp(deps: AppDeps) {
   const app = new Elysia({ normalize: false })
     // Before any route, in this order (each answers alone when it refuses): a caller without a
     // valid token learns nothing about bodies (401 before 415), and only a caller with one gets
-    // the query, media type and size checks.
+    // the query, media type and size checks. The editor app (web/) answers its own paths first:
+    // its pages and assets hold no data, and a browser loads them before signing in.
+    .use(webApp(deps))
     .use(redirect())
     .use(origin(deps.log))
     .use(authenticate({ db: deps.db, log: deps.log, metricsPublic: deps.config.metricsPublic }))
@@ -53,8 +56,6 @@ export function createApp(deps: AppDeps) {
     .use(webhookRoutes(deps))
     .use(teamRoutes(deps))
     .use(assistantRoutes(deps))
-  // The editor app (web/) and /favicon.ico mount here, after the API's routes; its public paths
-  // go to `authenticate`'s `alsoPublic` above, so a browser without a token gets its pages.
   routes = () => app.routes
   return app
 }

@@ -45,7 +45,7 @@ import { HistoryResponse, HistorySnapshot } from '../history/model'
 import { Health } from '../ops/model'
 import { ApplySnapshotRequest, ProblemBody, RestoreRequest, RestoreResult, RevisionRestoreRequest, SnapshotRestoreRequest } from '../restore/model'
 import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotRecord } from '../snapshots/model'
-import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from '../../core/teams/model'
+import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeResult, LocalesInput, LocalizationInput, Me, MyTeam, TeamFeatures, TeamLocales } from '../../core/teams/model'
 import { VersionPage, VersionRow } from '../versions/model'
 import {
   AttemptView, DeliveryView, EVENT_TYPES, EventPayload, RecoverAccepted, RecoverRequest, RedeliveryAccepted, TestResult, WebhookCreate, WebhookPatch, WebhookRecord, WebhookWithSecret,
@@ -185,7 +185,7 @@ const NAMED: Record<string, Json> = Object.fromEntries([
   BatchIds, PublishInput, ScheduleRequest, ScheduledPublish, RestoreRequest, RevisionRestoreRequest, SnapshotRestoreRequest, ApplySnapshotRequest, RestoreResult,
   CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, WebhookPatch, RedeliveryAccepted, RecoverRequest, RecoverAccepted,
   LocalesInput, LocalizationInput, TeamLocales, ContentTypeInput, ContentTypeResult, ContentIndexDefinition, ContentIndexResult, ContentTypeDefinition, ContentIndexState,
-  JsonRpcMessage, JsonRpcAnswer, Health,
+  JsonRpcMessage, JsonRpcAnswer, Health, Me, MyTeam, TeamFeatures,
 ].map((schema) => [schema.title as string, schema]))
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })

@@ -24,7 +24,7 @@ export function snapshotRoutes({ db }: AppDeps) {
         params: team,
         body: CreateSnapshotInput,
         response: { 201: SnapshotRecord, ...errors },
-        detail: { summary: 'Snapshot the draft (or the canonical when there is no draft)' },
+        detail: { summary: 'Snapshot the draft (or the canonical when there is no draft), or the Published Version `version` names' },
       },
     )
     .patch(

@@ -18,6 +18,7 @@ export type SnapshotRecord = Static<typeof SnapshotRecord>
 export const CreateSnapshotInput = t.Object(
   {
     documentId: t.String({ maxLength: 512, description: 'Canonical id' }),
+    version: t.Optional(t.String({ maxLength: 200, description: 'A version reference of `documentId` (a version row): snapshot that Published Version instead of the draft' })),
     name: t.Optional(t.Union([t.String({ maxLength: 200 }), t.Null()])),
     expiresAt: t.Optional(t.Union([t.String({ maxLength: 64, description: 'ISO 8601, in the future' }), t.Null()])),
   },

@@ -6,21 +6,40 @@
  */
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../http/auth-guard'
-import type { Caller } from '../../core/auth'
+import { authenticate, type Caller, type Capability } from '../../core/auth'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../http/schemas'
-import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeName, ContentTypeResult, LocalesInput, LocalizationInput, TeamLocales } from '../../core/teams/model'
+import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeName, ContentTypeResult, LocalesInput, LocalizationInput, Me, TeamFeatures, TeamLocales } from '../../core/teams/model'
+import { readFeatures, setFeatures, teamsOf } from '../../core/teams/features'
 import { pushContentIndex, putContentType, readContentIndex, readContentType, readContentTypes, readLocales, readLocalization, setLocales, setLocalization } from '../../core/teams/settings'
 
 const teamParams = t.Object({ teamId: t.String({ maxLength: 200 }) })
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 const readErrors = { 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
 const readers: ['EditContent', 'ManageTeam'] = ['EditContent', 'ManageTeam']
+/** Any capability at all: every member who may do anything in the team reads its UI flags. */
+const members: Capability[] = ['EditContent', 'ChangeLiveContent', 'ManageWebhooks', 'ManageTeam']
 
 export function teamRoutes({ db }: AppDeps) {
   const actor = (teamId: string, caller: Caller) => ({ teamId, userId: caller.userId })
   return new Elysia({ name: 'teams', detail: { tags: ['teams'] } })
     .use(authGuard(db))
+    .get('/me', ({ request }) => {
+      const user = authenticate(db, request.headers.get('authorization'))
+      return { userId: user.id, teams: teamsOf(db, user.id) }
+    }, {
+      response: { 200: Me, 401: ErrorBody },
+      detail: { summary: 'Who the bearer token belongs to: the user id, and per team the capabilities, locales and UI feature flags' },
+    })
+    // Every member reads the flags (the editor app decides what its History drawer shows from them).
+    .get('/teams/:teamId/features', ({ params }) => readFeatures(db, params.teamId), {
+      requiresAny: members, params: teamParams, response: { 200: TeamFeatures, ...readErrors },
+      detail: { summary: "The team's UI feature flags (`history`, `snapshots`); they change no endpoint's answer" },
+    })
+    .put('/teams/:teamId/features', ({ params, body }) => setFeatures(db, params.teamId, body), {
+      requires: ['ManageTeam'], params: teamParams, body: TeamFeatures, response: { 200: TeamFeatures, ...errors },
+      detail: { summary: 'Set the UI feature flags of the History drawer (no site.changed; no endpoint answers differently)' },
+    })
     .get('/teams/:teamId/locales', ({ params }) => readLocales(db, params.teamId), {
       requiresAny: readers, params: teamParams, response: { 200: LocalesInput, ...readErrors },
       detail: { summary: "The team's locales and default locale, as PUT .../locales takes them" },

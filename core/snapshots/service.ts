@@ -11,6 +11,7 @@ import { loadDoc, saveDoc } from '../../db/store'
 import { stripStamp } from '../documents/document'
 import { draftId, isStorableId, isValidCanonicalId, parseId } from '../documents/ids'
 import { loadLive } from '../content/service'
+import { getVersionBody } from '../versions/service'
 import { badRequest, notFound } from '../errors'
 import { parseTimestamp, timestampProblem } from '../timestamps'
 
@@ -68,12 +69,17 @@ export interface CreateSnapshot {
   teamId: string
   userId: string
   documentId?: string
+  /** A Published Version of `documentId` (a version row's reference): snapshot it instead of the draft. */
+  version?: string
   name?: unknown
   expiresAt?: unknown
   now?: Date
 }
 
-/** Copies the draft (or the canonical, stamp removed) into a new active snapshot. */
+/**
+ * Copies the draft (or the canonical), or the Published Version `input.version` names (the
+ * History drawer's "Share" on a version row), stamp removed, into a new active snapshot.
+ */
 export function createSnapshot(db: Db, input: CreateSnapshot): SnapshotRecord {
   const now = input.now ?? new Date()
   const { teamId, documentId } = input
@@ -82,12 +88,16 @@ export function createSnapshot(db: Db, input: CreateSnapshot): SnapshotRecord {
   if (!isValidCanonicalId(documentId)) throw badRequest('invalid_id', '`documentId` is not a valid canonical id.')
   const name = readName(input.name)
   const expiresAt = readExpiry(input.expiresAt, now)
+  // A version reference is checked as the version body endpoint checks it: one 404 for any
+  // reference not of this document. A Published Version never changes: read before the write.
+  const version = input.version === undefined ? undefined : (getVersionBody(db, teamId, documentId, input.version) as Record<string, unknown>)
   return db.transaction(
     (tx) => {
       const source = loadLive(tx, teamId, draftId(documentId)) ?? loadLive(tx, teamId, documentId)
       if (!source || (source.kind !== 'draft' && source.kind !== 'canonical')) throw notFound('Document not found.')
       const id = `${documentId}/snapshot/${newToken()}`
-      const body = { ...stripStamp(source.body), id }
+      const from = version ?? source.body
+      const body = { ...stripStamp(from), id }
       saveDoc(tx, { teamId, id, canonicalId: documentId, kind: 'snapshot', collection: source.collection, body, expect: null })
       const row: SnapshotRow = { teamId, id, documentId, name, createdBy: input.userId, createdAt: now.toISOString(), expiresAt, revokedAt: null }
       tx.insert(snapshots).values(row).run()

@@ -87,3 +87,30 @@ export const ContentIndexState = t.Object(
   },
   { additionalProperties: false, title: 'ContentIndexState' },
 )
+
+/** `PUT /teams/{teamId}/features`: the History drawer's two flags (contract.md "Team settings"). */
+export const TeamFeatures = t.Object(
+  {
+    history: t.Boolean({ description: 'The History drawer is shown at all' }),
+    snapshots: t.Boolean({ description: 'With `history`: the drawer lists snapshots and offers "Share" on every row' }),
+  },
+  { additionalProperties: false, title: 'TeamFeatures' },
+)
+
+/** One team of `GET /me`: the caller's capabilities there, its locales and flags. */
+export const MyTeam = t.Object({
+  id: t.String(),
+  capabilities: t.Array(t.String()),
+  locales: t.Array(t.String()),
+  defaultLocale: t.String(),
+  features: TeamFeatures,
+}, { additionalProperties: false, title: 'MyTeam' })
+
+/** `GET /me`: who the bearer token belongs to and what they may do in each of their teams. */
+export const Me = t.Object(
+  {
+    userId: t.String(),
+    teams: t.Array(MyTeam),
+  },
+  { additionalProperties: false, title: 'Me' },
+)

@@ -1,0 +1,88 @@
+/**
+ * Browser tests' harness: the REAL api and dispatcher processes over a temp database (seeded
+ * with the test team), a real webhook receiver on 127.0.0.1, and Debian's Chromium driven by
+ * playwright-core with a fresh profile. Without a Chromium the tests are skipped with the
+ * reason printed; under CI=true a missing browser is a failure.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { createTestContext, spawnApi, type TestContext } from '../helpers'
+import { startReceiver, type TestReceiver } from '../test-receiver'
+
+const root = new URL('../..', import.meta.url).pathname
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+/** Why the browser tests cannot run here, or null. Under CI=true a missing browser throws instead. */
+export function browserMissing(): string | null {
+  if (existsSync(CHROMIUM)) return null
+  const reason = `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`
+  if (process.env.CI === 'true') throw new Error(`browser tests cannot run under CI: ${reason}`)
+  console.log(`skipping the browser tests: ${reason}`)
+  return reason
+}
+
+/** Chromium's flags: headless, quiet, no outside name resolution; `extra` adds to them. */
+export const chromiumArgs = (extra: string[] = []) => [
+  // No name resolves but the local ones: the app must work on a machine with no internet.
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', ...extra,
+]
+
+export interface Stack {
+  ctx: TestContext
+  base: string
+  rx: TestReceiver
+  browser: BrowserContext
+  page: (width?: number) => Promise<Page>
+  stop(): Promise<void>
+}
+
+type Proc = ReturnType<typeof Bun.spawn>
+async function kill(p: Proc) {
+  if (p.exitCode !== null || p.signalCode !== null) return
+  p.kill('SIGTERM')
+  if (!(await Promise.race([p.exited.then(() => true), Bun.sleep(3000).then(() => false)]))) p.kill('SIGKILL')
+  await p.exited
+}
+
+/** Starts the api, the dispatcher, a receiver and a browser over one fresh database. */
+export async function startStack(opts: { seed?: unknown; chromiumExtra?: string[]; receiverAnswers?: { status: number; body?: string }[] } = {}): Promise<Stack> {
+  const ctx = await createTestContext({ seed: opts.seed })
+  const rx = startReceiver(opts.receiverAnswers ?? [{ status: 200, body: 'thanks from the receiver' }])
+  const env = { DATABASE_PATH: ctx.path, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn', DISPATCHER_POLL_MS: '100', WEBHOOK_TIMEOUT_MS: '2000', SITE_CHANGE_QUIET_MS: '300' }
+  const api = spawnApi({ ...env, LOG_LEVEL: 'info' })
+  const { port } = await api.listening()
+  const dispatcher = Bun.spawn(['bun', 'dispatcher/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
+  const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, args: chromiumArgs(opts.chromiumExtra), viewport: { width: 1280, height: 900 },
+  })
+  const base = `http://127.0.0.1:${port}`
+  return {
+    ctx, base, rx, browser,
+    async page(width = 1280) {
+      const page = await browser.newPage()
+      await page.setViewportSize({ width, height: width < 600 ? 844 : 900 })
+      return page
+    },
+    async stop() {
+      await browser.close().catch(() => {})
+      rmSync(profile, { recursive: true, force: true })
+      await kill(dispatcher)
+      await api.stop()
+      rx.stop()
+      ctx.close()
+    },
+  }
+}
+
+/** Signs in on the sign-in page with `token`, as a person would: paste and press the button. */
+export async function signIn(page: Page, base: string, token: string) {
+  await page.goto(`${base}/`)
+  await page.getByLabel('Bearer token').fill(token)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByText(/Signed in as/).waitFor()
+}
