@@ -85,6 +85,12 @@ export const documents = sqliteTable(
      * A query uses it only with this very expression and `kind = 'canonical'`.
      */
     index('documents_page_parent').on(t.teamId, sql`json_extract(${t.body}, '$.fields.parent')`).where(sql`${t.kind} = 'canonical'`),
+    /**
+     * The document list of one collection in keyset order (core/content/list.ts): a seek to the
+     * collection and the `after` id, not a walk of the team. Only the rows the list shows are in it;
+     * a query uses it only with these very terms.
+     */
+    index('documents_collection').on(t.teamId, t.collection, t.canonicalId).where(sql`${t.kind} IN ('canonical', 'draft') AND ${t.deletedAt} IS NULL`),
   ],
 )
 
