@@ -118,6 +118,24 @@ export const revisions = sqliteTable(
   ],
 )
 
+/**
+ * Per document and locale, the newest Published Version carrying the locale: its ordinal and the
+ * latest `created_at` of those versions. A whole-draft restore asks which locales were published
+ * since its source (spec.md restore rule 1): one range seek here instead of reading the body of
+ * every later version. Written with each stamped revision (db/store.ts `putRevision`).
+ */
+export const revisionLocales = sqliteTable(
+  'revision_locales',
+  {
+    teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    documentId: text('document_id').notNull(),
+    locale: text('locale').notNull(),
+    lastOrdinal: integer('last_ordinal').notNull(),
+    lastAt: text('last_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.documentId, t.locale] })],
+)
+
 export const snapshots = sqliteTable(
   'snapshots',
   {

@@ -161,7 +161,23 @@ export function putRevision(
        RETURNING seq, ordinal`,
     )
     .get(input.teamId, input.documentId, input.changeVector, JSON.stringify(input.body), input.stamped ? 1 : 0, createdAt)!
+  if (input.stamped) noteLocales(conn, input.teamId, input.documentId, ordinal, createdAt, input.body)
   return { seq, ordinal, ...input, createdAt }
+}
+
+/**
+ * Keeps `revision_locales` (db/schema.ts) up to date for a new Published Version: each of its
+ * locales was last published at this ordinal, and at this time or later. `max()` keeps the
+ * latest time even if a clock stepped back, as a scan of every version's `created_at` would.
+ */
+function noteLocales(conn: Conn, teamId: string, documentId: string, ordinal: number, createdAt: string, body: Record<string, unknown>) {
+  const locales = body.locales
+  if (!locales || typeof locales !== 'object') return
+  const upsert = raw(conn).query(
+    `INSERT INTO revision_locales (team_id, document_id, locale, last_ordinal, last_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (team_id, document_id, locale) DO UPDATE SET last_ordinal = max(last_ordinal, excluded.last_ordinal), last_at = max(last_at, excluded.last_at)`,
+  )
+  for (const locale of Object.keys(locales)) upsert.run(teamId, documentId, locale, ordinal, createdAt)
 }
 
 interface RevisionRecord {
