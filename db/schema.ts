@@ -108,6 +108,10 @@ export const revisions = sqliteTable(
      */
     ordinal: integer('ordinal').notNull(),
     changeVector: text('change_vector').notNull(),
+    /**
+     * The body publish wrote: JSON text in rows not yet converted, else a compressed blob (a
+     * keyframe, or a delta against one: db/revision-body.ts). Read it through db/store.ts only.
+     */
     body: text('body', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
     stamped: integer('stamped', { mode: 'boolean' }).notNull(),
     createdAt: text('created_at').notNull(),
@@ -115,6 +119,11 @@ export const revisions = sqliteTable(
   (t) => [
     uniqueIndex('revisions_cv').on(t.teamId, t.changeVector),
     uniqueIndex('revisions_doc_ordinal').on(t.teamId, t.documentId, t.ordinal),
+    /**
+     * The rows whose body is still plain JSON text, waiting for the background conversion
+     * (dispatcher/compress-revisions.ts). New rows are written compressed, so it empties.
+     */
+    index('revisions_plain').on(t.seq).where(sql`typeof(${t.body}) = 'text'`),
   ],
 )
 

@@ -4,9 +4,9 @@
  * inside one `db.transaction(...)`.
  */
 import type { Database } from 'bun:sqlite'
-import { and, eq } from 'drizzle-orm'
 import type { Conn } from './client'
-import { revisions, type DocumentRow, type RevisionRow } from './schema'
+import { decodeStored, encodeDelta, encodeFull, keyframeOf, type StoredBody } from './revision-body'
+import type { DocumentRow, RevisionRow } from './schema'
 
 export type DocKind = DocumentRow['kind']
 
@@ -148,21 +148,41 @@ export function deleteDoc(conn: Conn, teamId: string, id: string, expect?: strin
   return true
 }
 
-/** Records a revision of `documentId` holding `body` exactly as saved under `changeVector`. */
+/**
+ * Records a revision of `documentId` holding `body` exactly as saved under `changeVector`. The
+ * body is stored compressed (db/revision-body.ts): a keyframe every KEYFRAME_EVERY ordinals, and
+ * in between a delta against the keyframe, whose text is read here (one rowid-ordered seek).
+ */
 export function putRevision(
   conn: Conn,
   input: { teamId: string; documentId: string; changeVector: string; body: Record<string, unknown>; stamped: boolean },
 ): RevisionRow {
+  const client = raw(conn)
   const createdAt = new Date().toISOString()
-  const { seq, ordinal } = raw(conn)
-    .query<{ seq: number; ordinal: number }, [string, string, string, string, number, string]>(
+  const ordinal = countRevisions(conn, input.teamId, input.documentId) + 1
+  const text = JSON.stringify(input.body)
+  const { seq } = client
+    .query<{ seq: number }, [string, string, number, string, Uint8Array, number, string]>(
       `INSERT INTO revisions (team_id, document_id, ordinal, change_vector, body, stamped, created_at)
-       VALUES (?1, ?2, (SELECT coalesce(max(ordinal), 0) + 1 FROM revisions WHERE team_id = ?1 AND document_id = ?2), ?3, ?4, ?5, ?6)
-       RETURNING seq, ordinal`,
+       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
     )
-    .get(input.teamId, input.documentId, input.changeVector, JSON.stringify(input.body), input.stamped ? 1 : 0, createdAt)!
+    .get(input.teamId, input.documentId, ordinal, input.changeVector, encodeRevision(client, input.teamId, input.documentId, ordinal, text), input.stamped ? 1 : 0, createdAt)!
   if (input.stamped) noteLocales(conn, input.teamId, input.documentId, ordinal, createdAt, input.body)
   return { seq, ordinal, ...input, createdAt }
+}
+
+/**
+ * The stored form of revision `ordinal`'s text: a keyframe, or a delta against its keyframe
+ * (whatever form that row is in yet). Used by `putRevision` and by the background conversion
+ * of rows written as plain text (dispatcher/compress-revisions.ts).
+ */
+export function encodeRevision(client: Database, teamId: string, documentId: string, ordinal: number, text: string): Uint8Array {
+  const keyframe = keyframeOf(ordinal)
+  if (keyframe === ordinal) return encodeFull(text)
+  const base = client
+    .query<{ seq: number; body: StoredBody }, [string, string, number]>('SELECT seq, body FROM revisions WHERE team_id = ? AND document_id = ? AND ordinal = ?')
+    .get(teamId, documentId, keyframe)
+  return base ? encodeDelta(text, base.seq, decodeStored(client, base.body)) : encodeFull(text)
 }
 
 /**
@@ -181,12 +201,13 @@ function noteLocales(conn: Conn, teamId: string, documentId: string, ordinal: nu
 }
 
 interface RevisionRecord {
-  seq: number; ordinal: number; team_id: string; document_id: string; change_vector: string; body: string; stamped: number; created_at: string
+  seq: number; ordinal: number; team_id: string; document_id: string; change_vector: string; body: StoredBody; stamped: number; created_at: string
 }
 
-const toRevisionRow = (r: RevisionRecord): RevisionRow => ({
+/** A stored revision as callers see it: the body decoded from whichever form the row is in. */
+const toRevisionRow = (client: Database) => (r: RevisionRecord): RevisionRow => ({
   seq: r.seq, ordinal: r.ordinal, teamId: r.team_id, documentId: r.document_id, changeVector: r.change_vector,
-  body: JSON.parse(r.body), stamped: r.stamped === 1, createdAt: r.created_at,
+  body: JSON.parse(decodeStored(client, r.body)), stamped: r.stamped === 1, createdAt: r.created_at,
 })
 
 /** Raw revisions of a document, newest first: `limit` of them from raw offset `start`. */
@@ -197,12 +218,13 @@ export function listRevisions(conn: Conn, teamId: string, documentId: string, st
 
 /** Up to `limit` revisions of a document with `ordinal <= fromOrdinal`, newest first. */
 export function revisionsFrom(conn: Conn, teamId: string, documentId: string, fromOrdinal: number, limit: number): RevisionRow[] {
-  return raw(conn)
+  const client = raw(conn)
+  return client
     .query<RevisionRecord, [string, string, number, number]>(
       'SELECT * FROM revisions WHERE team_id = ? AND document_id = ? AND ordinal <= ? ORDER BY ordinal DESC LIMIT ?',
     )
     .all(teamId, documentId, fromOrdinal, limit)
-    .map(toRevisionRow)
+    .map(toRevisionRow(client))
 }
 
 /** How many revisions a document has: its highest ordinal, one index seek. */
@@ -214,11 +236,7 @@ export function countRevisions(conn: Conn, teamId: string, documentId: string): 
 
 /** The revision stored under a change vector, whatever document it belongs to. */
 export function revisionByChangeVector(conn: Conn, teamId: string, changeVector: string): RevisionRow | null {
-  return (
-    conn
-      .select()
-      .from(revisions)
-      .where(and(eq(revisions.teamId, teamId), eq(revisions.changeVector, changeVector)))
-      .get() ?? null
-  )
+  const client = raw(conn)
+  const r = client.query<RevisionRecord, [string, string]>('SELECT * FROM revisions WHERE team_id = ? AND change_vector = ?').get(teamId, changeVector)
+  return r ? toRevisionRow(client)(r) : null
 }

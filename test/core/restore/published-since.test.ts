@@ -12,15 +12,16 @@ import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
 import { openDb, type Db } from '../../../db/client'
 import * as schema from '../../../db/schema'
+import { revisionsFrom } from '../../../db/store'
 import { localesPublishedSince, SINCE_ORDINAL_SQL, SINCE_TIME_SQL, type Taken } from '../../../core/restore/published-since'
 import { createTestContext, makeTestDir, TEAM, type TestContext } from '../../helpers'
 import { ok, publish, put } from './fixtures'
 
-/** The read it replaces: every later stamped version's body, through json_each. */
+/** The read it replaces: the locales of every later stamped version's body. */
 function oracle(db: Db, documentId: string, taken: Taken): string[] {
-  const [column, value] = 'ordinal' in taken ? ['ordinal', taken.ordinal] : ['created_at', taken.at]
-  return (db.$client.query(`SELECT DISTINCT l.key AS locale FROM revisions r, json_each(r.body, '$.locales') l
-    WHERE r.team_id = ? AND r.document_id = ? AND r.stamped = 1 AND r.${column} > ?`).all(TEAM, documentId, value) as { locale: string }[]).map((r) => r.locale).sort()
+  const later = revisionsFrom(db, TEAM, documentId, Number.MAX_SAFE_INTEGER, 1e6)
+    .filter((r) => r.stamped && ('ordinal' in taken ? r.ordinal > taken.ordinal : r.createdAt > taken.at))
+  return [...new Set(later.flatMap((r) => Object.keys((r.body.locales ?? {}) as object)))].sort()
 }
 
 /** Every ordinal, and the time of every version and a moment before the first. */

@@ -1,0 +1,1 @@
+CREATE INDEX `revisions_plain` ON `revisions` (`seq`) WHERE typeof("revisions"."body") = 'text';
