@@ -22,21 +22,25 @@ import { fmt, summarize, tempDbPath } from './util'
 
 const arg = (i: number, fallback: number) => Number(process.argv[2 + i] ?? fallback)
 const SIZES = {
-  small: { docs: arg(0, 1000), versions: arg(2, 2000), hot: 51 },
-  large: { docs: arg(1, 20_000), versions: arg(3, 100_000), hot: 2001 },
+  small: { docs: arg(0, 1000), versions: arg(2, 2000), hot: 51, pages: 0 },
+  large: { docs: arg(1, 20_000), versions: arg(3, 100_000), hot: 2001, pages: 0 },
 }
 const REQUESTS = arg(4, 200)
+// Pages (with URLs, under a webhook at the end): 100 vs 10k at the default sizes.
+SIZES.small.pages = Math.min(100, Math.floor(SIZES.small.docs / 2))
+SIZES.large.pages = Math.min(10_000, Math.floor(SIZES.large.docs / 2))
 const LOCALES = ['en', 'de', 'fr', 'it', 'es']
 const TOKEN = 'bench-token-growth'
 const HOT = 'articles/hot'
 const TWIN = 'articles/hot-twin'
 const WORDS = 'content service keeps every published version of a page so editors can look back restore and compare what the site showed'.split(' ')
 
-/** Half of a team are pages (with URLs), 45% articles, 5% products: the ids of each collection in one run. */
-function kindOf(i: number, docs: number): { id: string; type: 'page' | 'article' | 'product' } {
-  if (i < Math.max(1, Math.floor(docs / 2))) return { id: `pages/p${String(i).padStart(6, '0')}`, type: 'page' }
-  if (i < Math.floor(docs * 0.95)) return { id: `articles/a${String(i).padStart(6, '0')}`, type: 'article' }
-  return { id: `products/x${String(i).padStart(6, '0')}`, type: 'product' }
+/** The i-th document: pages first (with URLs), then articles, then products (the last 5%). */
+function kindOf(i: number, size: { docs: number; pages: number }): { id: string; type: 'page' | 'article' | 'product' } {
+  const n = String(i).padStart(6, '0')
+  if (i < size.pages) return { id: `pages/p${n}`, type: 'page' }
+  if (i < Math.floor(size.docs * 0.95)) return { id: `articles/a${n}`, type: 'article' }
+  return { id: `products/x${n}`, type: 'product' }
 }
 
 const text = (seed: number, n: number) => Array.from({ length: n }, (_, k) => WORDS[(seed * 7 + k * 13) % WORDS.length]).join(' ')
@@ -78,8 +82,8 @@ async function buildTeam(label: 'small' | 'large') {
     if (item.status !== 0) throw new Error(`publish ${id}: ${JSON.stringify(item)}`)
   }
   const docs = size.docs - 1 // and the hot document
-  for (let i = 0; i < docs; i++) publishNext(kindOf(i, docs).id, kindOf(i, docs).type, i)
-  for (let v = 0, i = 0; v < size.versions - docs - size.hot; v++, i = (i + 7919) % docs) publishNext(kindOf(i, docs).id, kindOf(i, docs).type, i)
+  for (let i = 0; i < docs; i++) publishNext(kindOf(i, size).id, kindOf(i, size).type, i)
+  for (let v = 0, i = 0; v < size.versions - docs - size.hot; v++, i = (i + 7919) % docs) publishNext(kindOf(i, size).id, kindOf(i, size).type, i)
   for (let v = 0; v < size.hot; v++) publishNext(HOT, 'article', docs)
   // The large team's twin of the hot document, kept apart from the sizes: its rows are turned
   // back into plain text below, for the version body read against "today" in the same run.
@@ -90,8 +94,8 @@ async function buildTeam(label: 'small' | 'large') {
   const app = createApp({ db, config: loadConfig({ DATABASE_PATH: path, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }), log: createLogger('silent', 'bench'), metrics })
   await app.modules
   const refs = (db.$client.query(`SELECT change_vector AS cv FROM revisions WHERE document_id = ? ORDER BY ordinal`).all(HOT) as { cv: string }[]).map((r) => encodeVersionRef(r.cv))
-  const ids = Array.from({ length: docs }, (_, i) => kindOf(i, docs))
-  return { label, db, app, refs, ids, docs }
+  const ids = Array.from({ length: docs }, (_, i) => kindOf(i, size))
+  return { label, db, app, refs, ids, docs, pages: size.pages }
 }
 
 type Team = Awaited<ReturnType<typeof buildTeam>>
@@ -145,7 +149,7 @@ await compare('document list, first page', (team) => call(team, 'GET', '/content
 await compare('document list, deep page', (team) => call(team, 'GET', `/content/list/t?after=${encodeURIComponent(team.ids[Math.floor(team.docs * 0.9)]!.id)}`))
 await compare('document list, by collection', (team) => call(team, 'GET', '/content/list/t?collection=products'))
 for (const team of Object.values(teams)) await call(team, 'POST', '/teams/t/webhooks', { label: 'site', provider: 'custom', target: 'http://127.0.0.1:9/hook', events: ['content.published'] })
-await compare('publish a page, with a webhook', (team, i) => call(team, 'POST', '/content/publish/t', { ids: [team.ids[(i * 104_729) % Math.floor(team.docs / 2)]!.id] }))
+await compare('publish a page, with a webhook', (team, i) => call(team, 'POST', '/content/publish/t', { ids: [team.ids[(i * 104_729) % team.pages]!.id] }))
 
 /** Bytes of the B-trees of each table (its indexes included), from SQLite's dbstat. */
 function storage(db: Db) {

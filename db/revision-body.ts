@@ -15,7 +15,7 @@
 import type { Database } from 'bun:sqlite'
 import { constants, zstdCompressSync, zstdDecompressSync } from 'node:zlib'
 
-/** One keyframe per this many revisions of a document (bench/growth.ts measured 8, 16 and 32). */
+/** One keyframe per this many revisions of a document (docs/storage-and-growth.md: 8, 16, 32 measured). */
 export const KEYFRAME_EVERY = 16
 
 const FULL = 1
