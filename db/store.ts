@@ -151,7 +151,7 @@ export function deleteDoc(conn: Conn, teamId: string, id: string, expect?: strin
 /**
  * Records a revision of `documentId` holding `body` exactly as saved under `changeVector`. The
  * body is stored compressed (db/revision-body.ts): a keyframe every KEYFRAME_EVERY ordinals, and
- * in between a delta against the keyframe, whose text is read here (one rowid-ordered seek).
+ * in between a delta against the keyframe, whose text is read here (one index seek).
  */
 export function putRevision(
   conn: Conn,

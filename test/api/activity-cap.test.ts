@@ -1,8 +1,8 @@
 /**
  * README's promise: the activity document keeps the newest 500 entries, on every path that
  * writes it (an edit by POST, a JSON Patch, a restore of a version, a restore of a snapshot).
- * Each test starts from a log already past the cap (as restores left it before they kept the
- * cap too), so a path that skipped the cap would leave more than 500.
+ * Each test starts from a log already past the cap, so a path that skipped the cap would leave
+ * more than 500, and a log over the cap is brought back to it by the next write.
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { MAX_ACTIVITY_ENTRIES, saveActivity, type ActivityEntry } from '../../core/documents/activity'

@@ -21,7 +21,8 @@ const plan = (sql: string, params: Record<string, unknown>) =>
 
 test('the list of one collection seeks team, collection and the after id in documents_collection, in keyset order', () => {
   const details = plan(LIST_COLLECTION_IDS_SQL, { team: TEAM, collection: 'pages', after: 'pages/m', limit: 26 })
-  // Before: `SEARCH documents USING INDEX documents_canonical (team_id=? AND canonical_id>?)`, the collection a row filter.
+  // Not `SEARCH documents USING INDEX documents_canonical (team_id=? AND canonical_id>?)` with the collection a row filter:
+  // that walks every document of the team ahead of the collection in id order.
   expect(details).toEqual([expect.stringMatching(/^SEARCH documents USING (COVERING )?INDEX documents_collection \(team_id=\? AND collection=\? AND canonical_id>\?\)$/)])
 })
 
