@@ -113,6 +113,12 @@ export const revisions = sqliteTable(
      * keyframe, or a delta against one: db/revision-body.ts). Read it through db/store.ts only.
      */
     body: text('body', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    /**
+     * A Published Version's row in the version list, `[publishedAt, publishedBy, [locales]]` as
+     * JSON, so a page of versions decodes no body. Null in rows not yet converted, and when the
+     * stamp is not two strings: the list then reads the body.
+     */
+    summary: text('summary'),
     stamped: integer('stamped', { mode: 'boolean' }).notNull(),
     createdAt: text('created_at').notNull(),
   },
@@ -294,7 +300,8 @@ export const metricCounters = sqliteTable(
 )
 
 export type DocumentRow = typeof documents.$inferSelect
-export type RevisionRow = typeof revisions.$inferSelect
+/** A revision as read whole (db/store.ts); `summary` is read only by the version list. */
+export type RevisionRow = Omit<typeof revisions.$inferSelect, 'summary'>
 export type TeamRow = typeof teams.$inferSelect
 export type WebhookRow = typeof webhooks.$inferSelect
 export type OutboxRow = typeof outbox.$inferSelect

@@ -161,12 +161,13 @@ export function putRevision(
   const createdAt = new Date().toISOString()
   const ordinal = countRevisions(conn, input.teamId, input.documentId) + 1
   const text = JSON.stringify(input.body)
+  const body = encodeRevision(client, input.teamId, input.documentId, ordinal, text)
   const { seq } = client
-    .query<{ seq: number }, [string, string, number, string, Uint8Array, number, string]>(
-      `INSERT INTO revisions (team_id, document_id, ordinal, change_vector, body, stamped, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+    .query<{ seq: number }, [string, string, number, string, Uint8Array, string | null, number, string]>(
+      `INSERT INTO revisions (team_id, document_id, ordinal, change_vector, body, summary, stamped, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
     )
-    .get(input.teamId, input.documentId, ordinal, input.changeVector, encodeRevision(client, input.teamId, input.documentId, ordinal, text), input.stamped ? 1 : 0, createdAt)!
+    .get(input.teamId, input.documentId, ordinal, input.changeVector, body, input.stamped ? summaryOf(input.body) : null, input.stamped ? 1 : 0, createdAt)!
   if (input.stamped) noteLocales(conn, input.teamId, input.documentId, ordinal, createdAt, input.body)
   return { seq, ordinal, ...input, createdAt }
 }
@@ -183,6 +184,48 @@ export function encodeRevision(client: Database, teamId: string, documentId: str
     .query<{ seq: number; body: StoredBody }, [string, string, number]>('SELECT seq, body FROM revisions WHERE team_id = ? AND document_id = ? AND ordinal = ?')
     .get(teamId, documentId, keyframe)
   return base ? encodeDelta(text, base.seq, decodeStored(client, base.body)) : encodeFull(text)
+}
+
+/**
+ * The `summary` column of a Published Version (db/schema.ts): what its version row shows. Null
+ * when the stamp is not two strings, so the list reads such a row's body and shows it as it is.
+ */
+export function summaryOf(body: Record<string, unknown>): string | null {
+  const { __publishedAt: at, __publishedBy: by } = body
+  if (typeof at !== 'string' || typeof by !== 'string') return null
+  return JSON.stringify([at, by, Object.keys((body.locales ?? {}) as object)])
+}
+
+/** A revision as a version page needs it: no body, unless its summary is missing. */
+export interface RevisionEntry {
+  ordinal: number
+  changeVector: string
+  stamped: boolean
+  /** A stamped revision's version row fields (from `summary`, or else from its body). */
+  publishedAt?: unknown
+  publishedBy?: unknown
+  locales: string[]
+}
+
+/** Up to `limit` revisions with `ordinal <= fromOrdinal`, newest first, as version rows need them. */
+export function revisionEntriesFrom(conn: Conn, teamId: string, documentId: string, fromOrdinal: number, limit: number): RevisionEntry[] {
+  const client = raw(conn)
+  return client
+    .query<{ ordinal: number; change_vector: string; stamped: number; summary: string | null; body: StoredBody | null }, [string, string, number, number]>(
+      `SELECT ordinal, change_vector, stamped, summary, CASE WHEN summary IS NULL AND stamped = 1 THEN body END AS body
+       FROM revisions WHERE team_id = ? AND document_id = ? AND ordinal <= ? ORDER BY ordinal DESC LIMIT ?`,
+    )
+    .all(teamId, documentId, fromOrdinal, limit)
+    .map((r) => {
+      const entry = { ordinal: r.ordinal, changeVector: r.change_vector, stamped: r.stamped === 1 }
+      if (r.summary !== null) {
+        const [publishedAt, publishedBy, locales] = JSON.parse(r.summary) as [string, string, string[]]
+        return { ...entry, publishedAt, publishedBy, locales }
+      }
+      if (r.body === null) return { ...entry, locales: [] }
+      const body = JSON.parse(decodeStored(client, r.body)) as Record<string, unknown>
+      return { ...entry, publishedAt: body.__publishedAt, publishedBy: body.__publishedBy, locales: Object.keys((body.locales ?? {}) as object) }
+    })
 }
 
 /**

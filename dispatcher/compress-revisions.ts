@@ -5,7 +5,7 @@
  * every step; the `revisions_plain` partial index lists the rows still to do, and empties.
  */
 import type { Db, MayWrite } from '../db/client'
-import { encodeRevision } from '../db/store'
+import { encodeRevision, summaryOf } from '../db/store'
 import type { Logger } from '../core/log'
 
 /** Rows one step converts at most: a few ms of compression, then a short write transaction. */
@@ -16,11 +16,13 @@ interface PlainRow {
   team_id: string
   document_id: string
   ordinal: number
+  stamped: number
   body: string
 }
 
 /**
- * Converts up to `max` plain-text revision bodies, oldest first; answers how many. Compresses
+ * Converts up to `max` plain-text revision bodies, oldest first, and fills in the `summary` of
+ * each Published Version among them (db/schema.ts); answers how many. Compresses
  * before taking the write lock (a revision never changes, so the text read stays right), then
  * asks `mayWrite` and writes each row only if it is still text (another process may have done it).
  */
@@ -28,17 +30,21 @@ export function compressRevisions(db: Db, max = COMPRESS_BATCH, mayWrite: MayWri
   const c = db.$client
   const rows = c
     .query<PlainRow, [number]>(
-      `SELECT seq, team_id, document_id, ordinal, body FROM revisions INDEXED BY revisions_plain
+      `SELECT seq, team_id, document_id, ordinal, stamped, body FROM revisions INDEXED BY revisions_plain
        WHERE typeof(body) = 'text' ORDER BY seq LIMIT ?`,
     )
     .all(max)
   if (rows.length === 0) return 0
-  const encoded = rows.map((r) => ({ seq: r.seq, body: encodeRevision(c, r.team_id, r.document_id, r.ordinal, r.body) }))
+  const encoded = rows.map((r) => ({
+    seq: r.seq,
+    body: encodeRevision(c, r.team_id, r.document_id, r.ordinal, r.body),
+    summary: r.stamped === 1 ? summaryOf(JSON.parse(r.body)) : null,
+  }))
   if (!mayWrite()) return 0
-  const update = c.query<never, [Uint8Array, number]>(`UPDATE revisions SET body = ? WHERE seq = ? AND typeof(body) = 'text'`)
+  const update = c.query<never, [Uint8Array, string | null, number]>(`UPDATE revisions SET body = ?, summary = ? WHERE seq = ? AND typeof(body) = 'text'`)
   let converted = 0
   c.transaction(() => {
-    for (const row of encoded) converted += update.run(row.body, row.seq).changes
+    for (const row of encoded) converted += update.run(row.body, row.summary, row.seq).changes
   }).immediate()
   return converted
 }

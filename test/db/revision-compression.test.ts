@@ -1,5 +1,6 @@
 /**
- * Revision bodies stored compressed (db/revision-body.ts) and the background conversion of rows
+ * Revision bodies stored compressed (db/revision-body.ts), with each version row's fields beside
+ * them (`summary`), and the background conversion of rows
  * written as plain text (dispatcher/compress-revisions.ts): every read answers the same bytes
  * before, during and after the conversion, through the real api and the real dispatcher pass.
  */
@@ -58,7 +59,15 @@ async function allRefs(id: string): Promise<string[]> {
   return page.rows.map((r: { version: string }) => r.version)
 }
 
-test('publish stores a keyframe every KEYFRAME_EVERY ordinals and deltas against it in between', () => {
+/** Each Published Version's version-row fields, as stored and as its body says. */
+const summaries = () => (ctx.db.$client.query('SELECT summary FROM revisions ORDER BY seq').all() as { summary: string | null }[]).map((r) => r.summary && JSON.parse(r.summary))
+const expectedSummaries = () => rows().map((r) => {
+  const body = JSON.parse(decodeStored(ctx.db.$client, r.body))
+  return [body.__publishedAt, body.__publishedBy, Object.keys(body.locales)]
+})
+
+test('publish stores a keyframe every KEYFRAME_EVERY ordinals and deltas against it in between, and the version row fields', () => {
+  expect(summaries()).toEqual(expectedSummaries())
   for (const r of rows()) {
     expect(r.body).toBeInstanceOf(Uint8Array)
     const bytes = r.body as Uint8Array
@@ -76,7 +85,7 @@ test('plain-text rows (as written before compression) read the same before, duri
   expect(await versionRefs(ctx, 'pages/long')).toHaveLength(25)
   // The database as an older api left it: every body the JSON text it wrote.
   const c = ctx.db.$client
-  for (const r of rows()) c.query('UPDATE revisions SET body = ? WHERE seq = ?').run(decodeStored(c, r.body), r.seq)
+  for (const r of rows()) c.query('UPDATE revisions SET body = ?, summary = NULL WHERE seq = ?').run(decodeStored(c, r.body), r.seq)
   const total = rows().length
   expect(plainLeft()).toBe(total)
   const before = await reads()
@@ -94,6 +103,7 @@ test('plain-text rows (as written before compression) read the same before, duri
   const dispatcher = createDispatcher({ db: ctx.db, log: createLogger('silent', 'test'), metrics: ctx.metrics, pollMs: 50 })
   while (plainLeft() > 0) await dispatcher.runOnce()
   expect(rows().every((r) => r.body instanceof Uint8Array)).toBe(true)
+  expect(summaries()).toEqual(expectedSummaries())
   expect(await reads()).toEqual(before)
   expect(compressRevisions(ctx.db)).toBe(0)
 })
