@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { compressRevisions } from '../../dispatcher/compress-revisions'
 import { createDispatcher } from '../../dispatcher/loop'
 import { createLogger } from '../../core/log'
-import { decodeBody, decodeStored, encodeDelta, encodeFull, KEYFRAME_EVERY, type StoredBody } from '../../db/revision-body'
+import { decodeBody, decodeStored, encodeDelta, encodeFull, KEYFRAME_EVERY, keyframeBytes, type StoredBody } from '../../db/revision-body'
 import { createTestContext, enc, TEAM, type TestContext } from '../helpers'
 import { bare, ok, publish, put, versionRefs } from '../core/restore/fixtures'
 
@@ -108,11 +108,23 @@ test('plain-text rows (as written before compression) read the same before, duri
   expect(compressRevisions(ctx.db)).toBe(0)
 })
 
-test('the codec gives back the exact text: unicode, escapes, a delta against any keyframe', () => {
-  const texts = ['{}', JSON.stringify({ a: '\u2028 \\ " \ud83d\ude00', b: [1.5e300, -0, null] }), JSON.stringify({ long: 'x'.repeat(100_000) })]
+test('the codec gives back the exact text: unicode, escapes, edits, a delta against any keyframe', () => {
+  const doc = (title: string, n: number) => JSON.stringify({ id: 'pages/x', locales: { en: { title, body: 'lorem ipsum dolor sit amet '.repeat(n) }, de: { title: `${title} ü€😀`, body: 'x' } } })
+  const texts = [
+    '{}', JSON.stringify({ a: '\u2028 \\ " \ud83d\ude00', b: [1.5e300, -0, null] }), JSON.stringify({ long: 'x'.repeat(100_000) }),
+    doc('one', 20), doc('two', 20), doc('one', 21), doc('😀 one', 19), doc('', 0),
+  ]
+  const none = () => new Uint8Array()
   for (const text of texts) {
-    expect(decodeBody(encodeFull(text), () => '')).toBe(text)
-    for (const base of texts) expect(decodeBody(encodeDelta(text, 300_000, base), (seq) => (seq === 300_000 ? encodeFull(base) : ''))).toBe(text)
+    expect(decodeBody(encodeFull(text), none)).toBe(text)
+    for (const base of texts) {
+      const stored = encodeDelta(text, 300_000, base)
+      expect(decodeBody(stored, (seq) => (seq === 300_000 ? keyframeBytes(encodeFull(base)) : none()))).toBe(text)
+      expect(stored.length).toBeLessThanOrEqual(encodeFull(text).length) // never longer than the text on its own
+    }
   }
-  expect(() => decodeBody(new Uint8Array([9, 1, 2]), () => '')).toThrow('Unknown revision body encoding 9')
+  // A small edit of a long text is a few bytes: copies, and the new bytes.
+  expect(encodeDelta(doc('two', 20), 1, doc('one', 20)).length).toBeLessThan(24)
+  expect(() => decodeBody(new Uint8Array([9, 1, 2]), none)).toThrow('Unknown revision body encoding 9')
+  expect(() => decodeBody(encodeDelta(doc('two', 20), 1, doc('one', 20)).subarray(0, 12), () => keyframeBytes(doc('one', 20)))).toThrow('A revision body delta')
 })
