@@ -3,7 +3,6 @@
  */
 import type { Db } from '../../db/client'
 import { CHANGE_VECTOR, countRevisions, revisionByChangeVector, revisionEntriesFrom, type RevisionEntry } from '../../db/store'
-import { asDocument } from '../documents/document'
 import { parseId } from '../documents/ids'
 import { loadLive } from '../content/service'
 import { ACTIVITY_COLLECTION } from '../../db/store'
