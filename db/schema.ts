@@ -85,6 +85,12 @@ export const documents = sqliteTable(
      * A query uses it only with this very expression and `kind = 'canonical'`.
      */
     index('documents_page_parent').on(t.teamId, sql`json_extract(${t.body}, '$.fields.parent')`).where(sql`${t.kind} = 'canonical'`),
+    /**
+     * The document list of one collection in keyset order (core/content/list.ts): a seek to the
+     * collection and the `after` id, not a walk of the team. Only the rows the list shows are in it;
+     * a query uses it only with these very terms.
+     */
+    index('documents_collection').on(t.teamId, t.collection, t.canonicalId).where(sql`${t.kind} IN ('canonical', 'draft') AND ${t.deletedAt} IS NULL`),
   ],
 )
 
@@ -102,14 +108,47 @@ export const revisions = sqliteTable(
      */
     ordinal: integer('ordinal').notNull(),
     changeVector: text('change_vector').notNull(),
+    /**
+     * The body publish wrote: JSON text in rows not yet converted, else a compressed blob (a
+     * keyframe, or a delta against one: db/revision-body.ts). Read it through db/store.ts only.
+     */
     body: text('body', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    /**
+     * A Published Version's row in the version list, `[publishedAt, publishedBy, [locales]]` as
+     * JSON, so a page of versions decodes no body. Null in rows not yet converted, and when the
+     * stamp is not two strings: the list then reads the body.
+     */
+    summary: text('summary'),
     stamped: integer('stamped', { mode: 'boolean' }).notNull(),
     createdAt: text('created_at').notNull(),
   },
   (t) => [
     uniqueIndex('revisions_cv').on(t.teamId, t.changeVector),
     uniqueIndex('revisions_doc_ordinal').on(t.teamId, t.documentId, t.ordinal),
+    /**
+     * The rows whose body is still plain JSON text, waiting for the background conversion
+     * (dispatcher/compress-revisions.ts). New rows are written compressed, so it empties.
+     */
+    index('revisions_plain').on(t.seq).where(sql`typeof(${t.body}) = 'text'`),
   ],
+)
+
+/**
+ * Per document and locale, the newest Published Version carrying the locale: its ordinal and the
+ * latest `created_at` of those versions. A whole-draft restore asks which locales were published
+ * since its source (spec.md restore rule 1): one range seek here instead of reading the body of
+ * every later version. Written with each stamped revision (db/store.ts `putRevision`).
+ */
+export const revisionLocales = sqliteTable(
+  'revision_locales',
+  {
+    teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    documentId: text('document_id').notNull(),
+    locale: text('locale').notNull(),
+    lastOrdinal: integer('last_ordinal').notNull(),
+    lastAt: text('last_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.documentId, t.locale] })],
 )
 
 export const snapshots = sqliteTable(
@@ -261,7 +300,8 @@ export const metricCounters = sqliteTable(
 )
 
 export type DocumentRow = typeof documents.$inferSelect
-export type RevisionRow = typeof revisions.$inferSelect
+/** A revision as read whole (db/store.ts); `summary` is read only by the version list. */
+export type RevisionRow = Omit<typeof revisions.$inferSelect, 'summary'>
 export type TeamRow = typeof teams.$inferSelect
 export type WebhookRow = typeof webhooks.$inferSelect
 export type OutboxRow = typeof outbox.$inferSelect

@@ -4,9 +4,9 @@
  * inside one `db.transaction(...)`.
  */
 import type { Database } from 'bun:sqlite'
-import { and, eq } from 'drizzle-orm'
 import type { Conn } from './client'
-import { revisions, type DocumentRow, type RevisionRow } from './schema'
+import { decodeStored, encodeDelta, encodeFull, keyframeOf, type StoredBody } from './revision-body'
+import type { DocumentRow, RevisionRow } from './schema'
 
 export type DocKind = DocumentRow['kind']
 
@@ -148,29 +148,109 @@ export function deleteDoc(conn: Conn, teamId: string, id: string, expect?: strin
   return true
 }
 
-/** Records a revision of `documentId` holding `body` exactly as saved under `changeVector`. */
+/**
+ * Records a revision of `documentId` holding `body` exactly as saved under `changeVector`. The
+ * body is stored compressed (db/revision-body.ts): a keyframe every KEYFRAME_EVERY ordinals, and
+ * in between a delta against the keyframe, whose text is read here (one index seek).
+ */
 export function putRevision(
   conn: Conn,
   input: { teamId: string; documentId: string; changeVector: string; body: Record<string, unknown>; stamped: boolean },
 ): RevisionRow {
+  const client = raw(conn)
   const createdAt = new Date().toISOString()
-  const { seq, ordinal } = raw(conn)
-    .query<{ seq: number; ordinal: number }, [string, string, string, string, number, string]>(
-      `INSERT INTO revisions (team_id, document_id, ordinal, change_vector, body, stamped, created_at)
-       VALUES (?1, ?2, (SELECT coalesce(max(ordinal), 0) + 1 FROM revisions WHERE team_id = ?1 AND document_id = ?2), ?3, ?4, ?5, ?6)
-       RETURNING seq, ordinal`,
+  const ordinal = countRevisions(conn, input.teamId, input.documentId) + 1
+  const text = JSON.stringify(input.body)
+  const body = encodeRevision(client, input.teamId, input.documentId, ordinal, text)
+  const { seq } = client
+    .query<{ seq: number }, [string, string, number, string, Uint8Array, string | null, number, string]>(
+      `INSERT INTO revisions (team_id, document_id, ordinal, change_vector, body, summary, stamped, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
     )
-    .get(input.teamId, input.documentId, input.changeVector, JSON.stringify(input.body), input.stamped ? 1 : 0, createdAt)!
+    .get(input.teamId, input.documentId, ordinal, input.changeVector, body, input.stamped ? summaryOf(input.body) : null, input.stamped ? 1 : 0, createdAt)!
+  if (input.stamped) noteLocales(conn, input.teamId, input.documentId, ordinal, createdAt, input.body)
   return { seq, ordinal, ...input, createdAt }
 }
 
-interface RevisionRecord {
-  seq: number; ordinal: number; team_id: string; document_id: string; change_vector: string; body: string; stamped: number; created_at: string
+/**
+ * The stored form of revision `ordinal`'s text: a keyframe, or a delta against its keyframe
+ * (whatever form that row is in yet). Used by `putRevision` and by the background conversion
+ * of rows written as plain text (dispatcher/compress-revisions.ts).
+ */
+export function encodeRevision(client: Database, teamId: string, documentId: string, ordinal: number, text: string): Uint8Array {
+  const keyframe = keyframeOf(ordinal)
+  if (keyframe === ordinal) return encodeFull(text)
+  const base = client
+    .query<{ seq: number; body: StoredBody }, [string, string, number]>('SELECT seq, body FROM revisions WHERE team_id = ? AND document_id = ? AND ordinal = ?')
+    .get(teamId, documentId, keyframe)
+  return base ? encodeDelta(text, base.seq, decodeStored(client, base.body)) : encodeFull(text)
 }
 
-const toRevisionRow = (r: RevisionRecord): RevisionRow => ({
+/**
+ * The `summary` column of a Published Version (db/schema.ts): what its version row shows. Null
+ * when the stamp is not two strings, so the list reads such a row's body and shows it as it is.
+ */
+export function summaryOf(body: Record<string, unknown>): string | null {
+  const { __publishedAt: at, __publishedBy: by } = body
+  if (typeof at !== 'string' || typeof by !== 'string') return null
+  return JSON.stringify([at, by, Object.keys((body.locales ?? {}) as object)])
+}
+
+/** A revision as a version page needs it: no body, unless its summary is missing. */
+export interface RevisionEntry {
+  ordinal: number
+  changeVector: string
+  stamped: boolean
+  /** A stamped revision's version row fields (from `summary`, or else from its body). */
+  publishedAt?: unknown
+  publishedBy?: unknown
+  locales: string[]
+}
+
+/** Up to `limit` revisions with `ordinal <= fromOrdinal`, newest first, as version rows need them. */
+export function revisionEntriesFrom(conn: Conn, teamId: string, documentId: string, fromOrdinal: number, limit: number): RevisionEntry[] {
+  const client = raw(conn)
+  return client
+    .query<{ ordinal: number; change_vector: string; stamped: number; summary: string | null; body: StoredBody | null }, [string, string, number, number]>(
+      `SELECT ordinal, change_vector, stamped, summary, CASE WHEN summary IS NULL AND stamped = 1 THEN body END AS body
+       FROM revisions WHERE team_id = ? AND document_id = ? AND ordinal <= ? ORDER BY ordinal DESC LIMIT ?`,
+    )
+    .all(teamId, documentId, fromOrdinal, limit)
+    .map((r) => {
+      const entry = { ordinal: r.ordinal, changeVector: r.change_vector, stamped: r.stamped === 1 }
+      if (r.summary !== null) {
+        const [publishedAt, publishedBy, locales] = JSON.parse(r.summary) as [string, string, string[]]
+        return { ...entry, publishedAt, publishedBy, locales }
+      }
+      if (r.body === null) return { ...entry, locales: [] }
+      const body = JSON.parse(decodeStored(client, r.body)) as Record<string, unknown>
+      return { ...entry, publishedAt: body.__publishedAt, publishedBy: body.__publishedBy, locales: Object.keys((body.locales ?? {}) as object) }
+    })
+}
+
+/**
+ * Keeps `revision_locales` (db/schema.ts) up to date for a new Published Version: each of its
+ * locales was last published at this ordinal, and at this time or later. `max()` keeps the
+ * latest time even if a clock stepped back, as a scan of every version's `created_at` would.
+ */
+function noteLocales(conn: Conn, teamId: string, documentId: string, ordinal: number, createdAt: string, body: Record<string, unknown>) {
+  const locales = body.locales
+  if (!locales || typeof locales !== 'object') return
+  const upsert = raw(conn).query(
+    `INSERT INTO revision_locales (team_id, document_id, locale, last_ordinal, last_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (team_id, document_id, locale) DO UPDATE SET last_ordinal = max(last_ordinal, excluded.last_ordinal), last_at = max(last_at, excluded.last_at)`,
+  )
+  for (const locale of Object.keys(locales)) upsert.run(teamId, documentId, locale, ordinal, createdAt)
+}
+
+interface RevisionRecord {
+  seq: number; ordinal: number; team_id: string; document_id: string; change_vector: string; body: StoredBody; stamped: number; created_at: string
+}
+
+/** A stored revision as callers see it: the body decoded from whichever form the row is in. */
+const toRevisionRow = (client: Database) => (r: RevisionRecord): RevisionRow => ({
   seq: r.seq, ordinal: r.ordinal, teamId: r.team_id, documentId: r.document_id, changeVector: r.change_vector,
-  body: JSON.parse(r.body), stamped: r.stamped === 1, createdAt: r.created_at,
+  body: JSON.parse(decodeStored(client, r.body)), stamped: r.stamped === 1, createdAt: r.created_at,
 })
 
 /** Raw revisions of a document, newest first: `limit` of them from raw offset `start`. */
@@ -181,12 +261,13 @@ export function listRevisions(conn: Conn, teamId: string, documentId: string, st
 
 /** Up to `limit` revisions of a document with `ordinal <= fromOrdinal`, newest first. */
 export function revisionsFrom(conn: Conn, teamId: string, documentId: string, fromOrdinal: number, limit: number): RevisionRow[] {
-  return raw(conn)
+  const client = raw(conn)
+  return client
     .query<RevisionRecord, [string, string, number, number]>(
       'SELECT * FROM revisions WHERE team_id = ? AND document_id = ? AND ordinal <= ? ORDER BY ordinal DESC LIMIT ?',
     )
     .all(teamId, documentId, fromOrdinal, limit)
-    .map(toRevisionRow)
+    .map(toRevisionRow(client))
 }
 
 /** How many revisions a document has: its highest ordinal, one index seek. */
@@ -198,11 +279,7 @@ export function countRevisions(conn: Conn, teamId: string, documentId: string): 
 
 /** The revision stored under a change vector, whatever document it belongs to. */
 export function revisionByChangeVector(conn: Conn, teamId: string, changeVector: string): RevisionRow | null {
-  return (
-    conn
-      .select()
-      .from(revisions)
-      .where(and(eq(revisions.teamId, teamId), eq(revisions.changeVector, changeVector)))
-      .get() ?? null
-  )
+  const client = raw(conn)
+  const r = client.query<RevisionRecord, [string, string]>('SELECT * FROM revisions WHERE team_id = ? AND change_vector = ?').get(teamId, changeVector)
+  return r ? toRevisionRow(client)(r) : null
 }

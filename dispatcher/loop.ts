@@ -17,6 +17,7 @@ import { deliverOnce } from '../core/delivery/deliver'
 import { nextStep } from '../core/delivery/retry'
 import { emitDueSiteChanges, runIndexJob } from './site-changes'
 import { pruneDeliveries } from './prune'
+import { compressRevisionsStep } from './compress-revisions'
 import type { Lookup } from '../core/delivery/ssrf'
 import type { Outgoing } from '../core/delivery/providers'
 
@@ -447,6 +448,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       }
     })
     safely('index job', () => runIndexJob(deps.db, lockFree))
+    safely('revision compression', () => compressRevisionsStep(deps.db, lockFree, deps.log))
     safely('site changes', () => {
       const rules = { now: at, quietMs: deps.siteChangeQuietMs ?? 30_000, maxHoldMs: deps.siteChangeMaxHoldMs ?? 1_800_000 }
       for (const teamId of emitDueSiteChanges(deps.db, rules, lockFree)) deps.log.info({ teamId }, 'site.changed emitted')

@@ -1,8 +1,8 @@
 /**
  * The team's documents, one row per canonical id (docs/api/content.md#routes): what an editor's
  * list view or an assistant needs to find a document and see whether it has unpublished work.
- * Keyset paging on the canonical id through the `documents_canonical` index, so a deep page
- * costs what a first one does.
+ * Keyset paging on the canonical id through the `documents_canonical` index (the
+ * `documents_collection` index for one collection), so a deep page costs what a first one does.
  */
 import type { Db } from '../../db/client'
 import { pageSizeParam } from '../query'
@@ -25,20 +25,32 @@ interface Row {
   updated_at: string
 }
 
+/** The ids of one page of the whole team, through `documents_canonical`. */
+export const LIST_IDS_SQL = `SELECT DISTINCT canonical_id FROM documents INDEXED BY documents_canonical
+  WHERE team_id = $team AND canonical_id > $after AND kind IN ('canonical', 'draft') AND deleted_at IS NULL
+  ORDER BY canonical_id LIMIT $limit`
+
+/**
+ * The ids of one page of one collection: a seek into the partial `documents_collection` index
+ * (team, collection, canonical id), which holds only the rows this query keeps, so a page reads
+ * about as many entries as it returns whatever the team's size. Its WHERE repeats the index's.
+ */
+export const LIST_COLLECTION_IDS_SQL = `SELECT DISTINCT canonical_id FROM documents INDEXED BY documents_collection
+  WHERE team_id = $team AND collection = $collection AND canonical_id > $after AND kind IN ('canonical', 'draft') AND deleted_at IS NULL
+  ORDER BY canonical_id LIMIT $limit`
+
 /**
  * One page of the team's documents in canonical id order, after `after` (exclusive), optionally
  * of one collection. Soft-deleted documents are left out, as reads leave them out.
  */
 export function listDocuments(db: Db, teamId: string, opts: { collection?: string; after?: string; pageSize: number }): DocumentList {
   const c = db.$client
-  const byCollection = opts.collection === undefined ? '' : 'AND collection = $collection'
-  const ids = (c.query(
-    `SELECT DISTINCT canonical_id FROM documents INDEXED BY documents_canonical
-     WHERE team_id = $team AND canonical_id > $after AND kind IN ('canonical', 'draft') AND deleted_at IS NULL ${byCollection}
-     ORDER BY canonical_id LIMIT $limit`,
-  ).values({ team: teamId, after: opts.after ?? '', limit: opts.pageSize + 1, ...(opts.collection === undefined ? {} : { collection: opts.collection }) }) as [string][]).map(([id]) => id)
-  const hasMore = ids.length > opts.pageSize
-  const page = ids.slice(0, opts.pageSize)
+  const found = ((opts.collection === undefined
+    ? c.query(LIST_IDS_SQL).values({ team: teamId, after: opts.after ?? '', limit: opts.pageSize + 1 })
+    : c.query(LIST_COLLECTION_IDS_SQL).values({ team: teamId, collection: opts.collection, after: opts.after ?? '', limit: opts.pageSize + 1 })
+  ) as [string][]).map(([id]) => id)
+  const hasMore = found.length > opts.pageSize
+  const page = found.slice(0, opts.pageSize)
   const rows = c.query(
     `SELECT canonical_id, kind, collection, json_extract(body, '$.contentType') AS content_type, published, archived,
        json_extract(body, '$.__dirtyLocales') AS dirty, updated_at

@@ -37,14 +37,17 @@ export function saveActivity(conn: Conn, teamId: string, canonicalId: string, do
 }
 
 /**
- * The activity document keeps the newest entries only: it is rewritten on every edit, so an
- * unbounded log would make every save slower than the last.
+ * The activity document keeps the newest entries only: it is rewritten on every edit and every
+ * restore, so an unbounded log would make every save slower than the last.
  */
 export const MAX_ACTIVITY_ENTRIES = 500
+
+/** The newest `MAX_ACTIVITY_ENTRIES` of `entries`: what every writer of the activity document keeps. */
+export const capActivity = (entries: readonly ActivityEntry[]): ActivityEntry[] => entries.slice(-MAX_ACTIVITY_ENTRIES)
 
 /** Appends entries to the activity document of `canonicalId`, keeping the newest `MAX_ACTIVITY_ENTRIES`. */
 export function appendActivity(conn: Conn, teamId: string, canonicalId: string, entries: ActivityEntry[]) {
   if (entries.length === 0) return
   const { row, doc } = loadActivity(conn, teamId, canonicalId)
-  saveActivity(conn, teamId, canonicalId, { ...doc, entries: [...doc.entries, ...entries].slice(-MAX_ACTIVITY_ENTRIES) }, row?.changeVector ?? null)
+  saveActivity(conn, teamId, canonicalId, { ...doc, entries: capActivity([...doc.entries, ...entries]) }, row?.changeVector ?? null)
 }

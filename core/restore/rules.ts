@@ -2,7 +2,7 @@
  * The restore merge of spec.md "Restore semantics (shared with snapshot restore)", as pure
  * functions: no I/O, no clock. The service loads the inputs, calls these, and writes.
  */
-import type { ActivityEntry } from '../documents/activity'
+import { capActivity, type ActivityEntry } from '../documents/activity'
 import type { Document } from '../documents/model'
 
 type Locales = Document['locales']
@@ -97,12 +97,14 @@ function ordered(locales: Locales, configured: readonly string[]): Locales {
  * Rule 3: prune the `EDIT` entries the restore made obsolete, then append the one restore entry.
  * A locale list prunes `EDIT` entries of the listed locales only. A whole-draft restore replaces
  * every locale of the draft, so it prunes every `EDIT` entry, locale-less ones included.
- * Earlier `APPLY_*` and `PUBLISH` entries are history and stay.
+ * Earlier `APPLY_*` and `PUBLISH` entries are history and stay, within the newest
+ * `MAX_ACTIVITY_ENTRIES` that every write of the activity document keeps.
  */
 export function pruneAndAppend(entries: readonly ActivityEntry[], locales: string[] | null, entry: ActivityEntry): ActivityEntry[] {
   const listed = locales && new Set(locales)
   const kept = entries.filter((e) => e.kind !== 'EDIT' || (listed !== null && (e.locale === null || !listed.has(e.locale))))
-  return [...kept, entry]
+  // The cap every write of the activity document keeps (core/documents/activity.ts), restores included.
+  return capActivity([...kept, entry])
 }
 
 export const MAX_LOCALES = 64

@@ -8,7 +8,7 @@
  */
 import type { Conn, Db, Tx } from '../../db/client'
 import type { DocumentRow } from '../../db/schema'
-import { ConcurrencyError, raw, revisionByChangeVector, saveDoc } from '../../db/store'
+import { ConcurrencyError, revisionByChangeVector, saveDoc } from '../../db/store'
 import { loadActivity, saveActivity, type ActivityEntry } from '../documents/activity'
 import { asDocument, stripStamp } from '../documents/document'
 import { draftId } from '../documents/ids'
@@ -21,6 +21,7 @@ import { snapshotStatus, loadSnapshot } from '../snapshots/service'
 import { getContentType, getTeam } from '../teams/service'
 import type { RestoreCommand } from './request'
 import { localeListProblem, mergeRestore, pruneAndAppend } from './rules'
+import { localesPublishedSince, type Taken } from './published-since'
 
 export const CONCURRENT_CHANGE = 'The draft changed while restoring. Save your pending edits and retry.'
 /** An If-Match that does not hold: the caller's copy is stale, or there is no draft (`*`). */
@@ -38,7 +39,7 @@ interface Source {
   body: Document
   entry: Pick<ActivityEntry, 'kind' | 'source'>
   /** When the source was taken: a version's place in the document's revisions, a snapshot's creation time. */
-  taken: { ordinal: number } | { at: string }
+  taken: Taken
 }
 
 /** A restore's answer: every refusal is thrown (a batch failure), so it is always a success with the draft. */
@@ -122,18 +123,6 @@ function readState(tx: Tx, caller: Caller, cmd: RestoreCommand, now: Date, fail:
   // Only a whole restore (rule 1) asks what was published since; a locale list never does.
   const publishedSince = cmd.locales === null && canonical?.published ? localesPublishedSince(tx, teamId, id, source.taken) : []
   return { configured, canonical, draft, source, publishedSince, activity: loadActivity(tx, teamId, id) }
-}
-
-/** The locales carried by the Published Versions of `documentId` made after `taken` (rule 1), read by SQLite's json_each. */
-function localesPublishedSince(conn: Conn, teamId: string, documentId: string, taken: Source['taken']): string[] {
-  const [column, value] = 'ordinal' in taken ? ['ordinal', taken.ordinal] : ['created_at', taken.at]
-  return raw(conn)
-    .query<{ locale: string }, [string, string, number | string]>(
-      `SELECT DISTINCT l.key AS locale FROM revisions r, json_each(r.body, '$.locales') l
-       WHERE r.team_id = ? AND r.document_id = ? AND r.stamped = 1 AND r.${column} > ?`,
-    )
-    .all(teamId, documentId, value)
-    .map((r) => r.locale)
 }
 
 function readSource(conn: Conn, teamId: string, cmd: RestoreCommand, now: Date, fail: Fail, live: boolean): Source {

@@ -2,9 +2,7 @@
  * Published Versions (spec.md "GET /content/versions" and "GET /content/version").
  */
 import type { Db } from '../../db/client'
-import type { RevisionRow } from '../../db/schema'
-import { CHANGE_VECTOR, listRevisions, revisionByChangeVector, revisionsFrom } from '../../db/store'
-import { asDocument } from '../documents/document'
+import { CHANGE_VECTOR, countRevisions, revisionByChangeVector, revisionEntriesFrom, type RevisionEntry } from '../../db/store'
 import { parseId } from '../documents/ids'
 import { loadLive } from '../content/service'
 import { ACTIVITY_COLLECTION } from '../../db/store'
@@ -51,13 +49,13 @@ export function requireCanonical(db: Db, teamId: string, id: string | undefined)
   return row
 }
 
-export function toVersionRow(rev: RevisionRow): VersionRow {
-  const body = asDocument(rev.body)
+/** The version row of a stamped revision (its fields are read from `summary` when stored: db/store.ts). */
+export function toVersionRow(rev: RevisionEntry): VersionRow {
   return {
     version: encodeVersionRef(rev.changeVector),
-    publishedAt: body.__publishedAt!,
-    publishedBy: body.__publishedBy!,
-    locales: Object.keys(body.locales ?? {}),
+    publishedAt: rev.publishedAt as string,
+    publishedBy: rev.publishedBy as string,
+    locales: rev.locales,
     status: 'published',
   }
 }
@@ -82,7 +80,8 @@ export function parsePaging(start: string | undefined, pageSize: string | undefi
 export function listVersions(db: Db, teamId: string, id: string, start: number, pageSize: number) {
   const rows: VersionRow[] = []
   let offset = start
-  let chunk = listRevisions(db, teamId, id, start, pageSize)
+  const top = countRevisions(db, teamId, id) - start
+  let chunk = top > 0 ? revisionEntriesFrom(db, teamId, id, top, pageSize) : []
   let last: number | null = null
   while (chunk.length > 0) {
     for (const rev of chunk) {
@@ -92,7 +91,7 @@ export function listVersions(db: Db, teamId: string, id: string, start: number, 
       if (rev.stamped) rows.push(toVersionRow(rev))
     }
     if (rows.length === pageSize || last === null) break
-    chunk = revisionsFrom(db, teamId, id, last - 1, pageSize - rows.length)
+    chunk = revisionEntriesFrom(db, teamId, id, last - 1, pageSize - rows.length)
   }
   // Ordinals are dense from 1: anything below the last one read lies beyond this page.
   const hasMore = last !== null && last > 1

@@ -1,0 +1,1 @@
+CREATE INDEX `documents_collection` ON `documents` (`team_id`,`collection`,`canonical_id`) WHERE "documents"."kind" IN ('canonical', 'draft') AND "documents"."deleted_at" IS NULL;
