@@ -4,6 +4,7 @@
  * on its own, e.g. by systemd on a new production database, answers no one until seeded.
  */
 import { openDbOrExit } from '../db/client'
+import { warnIfExposed } from '../db/file-modes'
 import { createApp, serveApp } from './app'
 import { loadConfigOrExit } from '../core/config'
 import { createLogger } from '../core/log'
@@ -14,6 +15,7 @@ import { onStopSignals } from '../core/signals'
 const config = loadConfigOrExit('api')
 const log = createLogger(config.logLevel, 'api')
 const db = openDbOrExit('api', config.databasePath)
+warnIfExposed(log, config.databasePath)
 const metrics = createMetrics()
 primePublishOutcomes(metrics)
 if (!hasAnyTeam(db)) {

@@ -361,6 +361,8 @@ test('the compiled binary (package.json "build:dispatcher") delivers, reads no .
   expect(await waiting.exited).toBe(0)
   await output.done
   expect(output.text).toContain('"msg":"dispatcher stopping"')
+  // The file it created for the api to migrate is its user's alone (test/e2e/file-modes.test.ts).
+  expect((statSync(join(dir, 'fresh.db')).mode & 0o777).toString(8)).toBe('600')
 
   // Only the worker copies the WAL back now: the api connection's automatic checkpoints are off.
   ctx.db.$client.exec('PRAGMA wal_autocheckpoint = 0')
