@@ -25,7 +25,25 @@ if (!hasAnyTeam(db)) {
 // No SO_REUSEPORT (Elysia's listen asks for it): a second api on a busy port would then share it
 // and the kernel would split requests between two databases. A busy port is an error instead.
 const app = createApp({ db, config, log, metrics })
-let server: ReturnType<typeof serveApp>
+let server: ReturnType<typeof serveApp> | undefined
+// The first signal stops cleanly: no new connections, the requests under way answered (a webhook
+// test send waits for its receiver, up to WEBHOOK_TIMEOUT_MS). A second one (core/signals.ts) exits
+// at once: what a request had not committed is not written (each write is one transaction).
+// Installed before the server listens: a Ctrl-C right after `api listening` (a terminal signals
+// the api and `bun start` at once) must be a clean stop, not a death by SIGINT (exit 130).
+onStopSignals({
+  stop: async (signal) => {
+    log.info({ signal }, 'api stopping')
+    await server?.stop()
+    db.$client.close()
+    process.exit(0)
+  },
+  force: (signal) => {
+    log.warn({ signal }, 'api exiting now, without waiting for the requests under way (a second signal)')
+    process.exit(1)
+  },
+})
+
 try {
   server = serveApp(app, { hostname: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, webhookTimeoutMs: config.webhookTimeoutMs })
 } catch (e) {
@@ -38,19 +56,3 @@ try {
 }
 // PORT=0 takes any free port: the log names the one the system gave.
 log.info({ host: config.host, port: server.port, databasePath: config.databasePath }, 'api listening')
-
-// The first signal stops cleanly: no new connections, the requests under way answered (a webhook
-// test send waits for its receiver, up to WEBHOOK_TIMEOUT_MS). A second one (core/signals.ts) exits
-// at once: what a request had not committed is not written (each write is one transaction).
-onStopSignals({
-  stop: async (signal) => {
-    log.info({ signal }, 'api stopping')
-    await server.stop()
-    db.$client.close()
-    process.exit(0)
-  },
-  force: (signal) => {
-    log.warn({ signal }, 'api exiting now, without waiting for the requests under way (a second signal)')
-    process.exit(1)
-  },
-})
