@@ -5,7 +5,8 @@
  */
 import { openDbOrExit } from '../db/client'
 import { warnIfExposed } from '../db/file-modes'
-import { createApp, serveApp } from './app'
+import { createApp, errorResponse, serveApp } from './app'
+import { bodyDeadline } from '../core/body'
 import { loadConfigOrExit } from '../core/config'
 import { createLogger } from '../core/log'
 import { createMetrics, primePublishOutcomes } from '../core/metrics'
@@ -25,6 +26,36 @@ if (!hasAnyTeam(db)) {
 // No SO_REUSEPORT (Elysia's listen asks for it): a second api on a busy port would then share it
 // and the kernel would split requests between two databases. A busy port is an error instead.
 const app = createApp({ db, config, log, metrics })
+
+/** An answer that ends its connection: a body still on its way would otherwise hold it until the idle timeout. */
+function closing(res: Response): Response {
+  try {
+    res.headers.set('connection', 'close')
+    return res
+  } catch {
+    const copy = new Response(res.body, res) // immutable headers (a fetched response)
+    copy.headers.set('connection', 'close')
+    return copy
+  }
+}
+
+/**
+ * The app, with each request's body received within REQUEST_BODY_TIMEOUT_MS of its headers
+ * (core/body.ts `bodyDeadline`): past it the answer is `408 request_timeout` and the connection
+ * closes. An answer given before the whole body came (a 401, a 413) closes it too.
+ */
+async function answer(request: Request): Promise<Response> {
+  if (!request.body || request.method === 'GET' || request.method === 'HEAD') return app.fetch(request)
+  const deadline = bodyDeadline(request, config.requestBodyTimeoutMs)
+  try {
+    const res = await Promise.race([app.fetch(deadline.request), deadline.expired])
+    if (!(res instanceof Response)) return closing(errorResponse(res, 'UNKNOWN', log))
+    return deadline.complete() ? res : closing(res)
+  } finally {
+    deadline.done()
+  }
+}
+
 let server: ReturnType<typeof serveApp> | undefined
 // The first signal stops cleanly: no new connections, the requests under way answered (a webhook
 // test send waits for its receiver, up to WEBHOOK_TIMEOUT_MS). A second one (core/signals.ts) exits
@@ -45,7 +76,7 @@ onStopSignals({
 })
 
 try {
-  server = serveApp(app, { hostname: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, webhookTimeoutMs: config.webhookTimeoutMs })
+  server = serveApp({ fetch: answer }, { hostname: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, webhookTimeoutMs: config.webhookTimeoutMs })
 } catch (e) {
   // One line, like every other startup failure, not Elysia's stack trace. Exit 1, not 78: the
   // port may be free again (or the address up) on systemd's next try.
