@@ -7,8 +7,13 @@
 import { closeSync, fchmodSync, openSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 
-/** Group and others may read. */
-const READABLE_BY_OTHERS = 0o044
+/** A file of the database is too open when its group or others may read it. */
+const FILE_TOO_OPEN = 0o044
+/**
+ * Its directory, when others may list it. Not its group: the service's own group may (the
+ * deployment's 0750 directory, docs/operations.md), and listing shows names, not contents.
+ */
+const DIRECTORY_TOO_OPEN = 0o004
 
 /**
  * Creates `path` empty with mode 0600 unless it exists, whatever the umask, before SQLite opens
@@ -31,20 +36,22 @@ export function createPrivateFile(path: string): void {
 }
 
 /**
- * The database's directory and those of its files that exist (the database, `-wal`, `-shm`,
- * `.migrate-lock`) whose mode lets group or others read them, each with its mode in octal.
+ * The database's directory when others may list it, and those of its files that exist (the
+ * database, `-wal`, `-shm`, `.migrate-lock`) that group or others may read, each with its mode in octal.
  */
 export function exposedDatabaseFiles(path: string): { path: string; mode: string }[] {
   if (path === ':memory:') return []
   const exposed: { path: string; mode: string }[] = []
-  for (const p of [dirname(path), path, `${path}-wal`, `${path}-shm`, `${path}.migrate-lock`]) {
+  const files = [path, `${path}-wal`, `${path}-shm`, `${path}.migrate-lock`]
+  const checked: [string, number][] = [[dirname(path), DIRECTORY_TOO_OPEN], ...files.map((f): [string, number] => [f, FILE_TOO_OPEN])]
+  for (const [p, tooOpen] of checked) {
     let mode: number
     try {
       mode = statSync(p).mode & 0o777
     } catch {
       continue // not there (yet): nothing to read
     }
-    if (mode & READABLE_BY_OTHERS) exposed.push({ path: p, mode: mode.toString(8).padStart(4, '0') })
+    if (mode & tooOpen) exposed.push({ path: p, mode: mode.toString(8).padStart(4, '0') })
   }
   return exposed
 }
@@ -59,6 +66,6 @@ export function warnIfExposed(log: { warn(fields: object, msg: string): void }, 
   if (exposed.length === 0) return
   log.warn(
     { databasePath: path, readableByOthers: exposed },
-    'the database directory or files can be read by other users of this machine (the file holds webhook secrets): chmod 700 the directory and chmod 600 the files',
+    'other users of this machine can read the database files or list their directory (they hold webhook secrets): chmod 600 the files, chmod o-rwx the directory',
   )
 }

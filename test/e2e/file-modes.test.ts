@@ -13,7 +13,7 @@ const dir = makeTestDir('file-modes-')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const root = join(import.meta.dir, '../..')
 
-const WARNING = 'the database directory or files can be read by other users of this machine (the file holds webhook secrets): chmod 700 the directory and chmod 600 the files'
+const WARNING = 'other users of this machine can read the database files or list their directory (they hold webhook secrets): chmod 600 the files, chmod o-rwx the directory'
 const mode = (path: string) => (statSync(path).mode & 0o777).toString(8)
 const warnings = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.msg === WARNING)
 
@@ -35,7 +35,7 @@ test.each(['000', '022'])('under umask %s, in an existing 0755 directory, the ap
   }
 }, 30_000)
 
-test('a database file made earlier with 0644 is named in the warning, by the api and by the dispatcher; a private directory with private files gets none', async () => {
+test('a database file made earlier with 0644 is named in the warning, by the api and by the dispatcher; a 0750 directory with 0600 files gets none', async () => {
   const where = join(dir, 'old')
   mkdirSync(where, { mode: 0o700 })
   const path = join(where, 'content.db')
@@ -59,6 +59,8 @@ test('a database file made earlier with 0644 is named in the warning, by the api
     await api.stop()
   }
 
+  // The deployment's directory (docs/operations.md): 0750, its group the service's own; listing shows names only.
+  chmodSync(where, 0o750)
   chmodSync(path, 0o600)
   for (const f of [`${path}-wal`, `${path}-shm`, `${path}.migrate-lock`]) {
     try {
