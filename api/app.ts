@@ -97,7 +97,7 @@ const isUndecodablePathSegment = (error: unknown) => {
 const MISSING: Record<string, string> = { '/id': 'missing_id', '/documentId': 'missing_id', '/version': 'bad_reference' }
 /**
  * Parameters whose invalid text has a code of its own: an id string the schema refuses (over
- * 512 characters) is `invalid_id` like any other malformed id (README "Documents"), a snapshot
+ * 512 characters) is `invalid_id` like any other malformed id (docs/api/content.md#ids), a snapshot
  * name over 200 characters `invalid_name`, a webhook secret over 500 `invalid_secret` like a
  * short one; a value of the wrong JSON type stays `invalid_body`.
  */
@@ -201,7 +201,7 @@ export function serveApp(app: { fetch: (request: Request) => Response | Promise<
   })
 }
 
-/** The Scalar API reference bundle `/swagger` loads from jsDelivr (README "API overview"). */
+/** The Scalar API reference bundle `/swagger` loads from jsDelivr (docs/api/overview.md#the-openapi-document). */
 export const SCALAR_VERSION = '1.72.1'
 
 export function createApp(deps: AppDeps) {
@@ -231,7 +231,7 @@ export function createApp(deps: AppDeps) {
         return json(400, { error: 'invalid_body', message: `A query parameter may be given once; repeated: ${echoList(repeated)}.` })
       }
       const length = request.headers.get('content-length')
-      // Bodies are JSON only (README "API overview"): a form or multipart body is refused, not parsed into
+      // Bodies are JSON only (docs/api/overview.md#request-bodies): a form or multipart body is refused, not parsed into
       // fields and stored; `APPLICATION/JSON; charset=utf-8` is JSON too.
       if (request.body && length !== '0') {
         const type = request.headers.get('content-type')

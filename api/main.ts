@@ -20,7 +20,7 @@ warnIfExposed(log, config.databasePath)
 const metrics = createMetrics()
 primePublishOutcomes(metrics)
 if (!hasAnyTeam(db)) {
-  log.warn({ databasePath: config.databasePath }, 'the database holds no team yet: create one with `bun run cli seed <file.json>` (README "Seeding")')
+  log.warn({ databasePath: config.databasePath }, 'the database holds no team yet: create one with `bun run cli seed <file.json>` (docs/getting-started.md#seeding)')
 }
 
 // No SO_REUSEPORT (Elysia's listen asks for it): a second api on a busy port would then share it

@@ -1,5 +1,5 @@
 /**
- * Webhook dispatch figures, all in one run (README "Benchmarks"):
+ * Webhook dispatch figures, all in one run (docs/benchmarks.md#dispatch):
  * 1. signed deliveries per second from the outbox to a local receiver, by the REAL dispatcher
  *    process, vs a bare loop of fetch POSTs (own process, same concurrency, same receiver, the
  *    same body and the same header set, the signature header sent as a fixed string);

@@ -5,7 +5,7 @@
  * batch under a lease (one UPDATE ... RETURNING), read the payloads, send `perWebhook` at a
  * time, and record each answer (state UPDATE + attempt INSERT) in batches of 64.
  * With FLOOR_NO_WRITES=1 it writes nothing at all (reads the rows, sends them): what the same
- * sends cost without the durable bookkeeping. README "Figures" has what the two measure.
+ * sends cost without the durable bookkeeping. docs/benchmarks.md#a-floor-to-compare-with has what the two measure.
  *   BENCH_DISPATCHER=bench/floor-dispatcher.ts [FLOOR_NO_WRITES=1] bun bench/dispatch.ts 5000 20 16 0 3
  */
 import { Database } from 'bun:sqlite'

@@ -45,7 +45,7 @@ try {
 }
 const db = openDbOrExit('cli', config.databasePath)
 
-/** What `PUT /teams/{teamId}/content-index` takes: a JSON object within the route's limits (README "Limits"). */
+/** What `PUT /teams/{teamId}/content-index` takes: a JSON object within the route's limits (docs/api/overview.md#limits). */
 function checkIndexFile(definition: unknown, bytes: number): void {
   if (definition === null || typeof definition !== 'object' || Array.isArray(definition)) throw new Error('the content index definition must be a JSON object')
   const problem = bodyProblem(definition, MAX_BODY_DEPTH, 'The content index definition') ?? (bytes > config.maxBodyBytes ? `The file exceeds ${config.maxBodyBytes} bytes (MAX_BODY_BYTES).` : null)

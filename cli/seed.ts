@@ -111,7 +111,7 @@ export function applySeed(db: Db, metrics: Metrics | null, input: SeedFile) {
 }
 
 /**
- * A seeded document meets the limits a `POST /content` of it would (README "Limits"): nested at
+ * A seeded document meets the limits a `POST /content` of it would (docs/api/overview.md#limits): nested at
  * most MAX_BODY_DEPTH deep, no number that overflows to Infinity (stored as `null`), at most
  * `maxBytes` of JSON. The api could not read or rewrite a document beyond them.
  */

@@ -1,5 +1,5 @@
 /**
- * Environment configuration; every variable has the default the README lists. A value that is
+ * Environment configuration; every variable has the default docs/configuration.md lists. A value that is
  * set but wrong (not a whole number, out of range, an unknown level or boolean) is refused at
  * startup with a `ConfigError` naming the variable, never replaced by the default or left to
  * misbehave later (`DISPATCHER_LEASE_MS=-1` sent the same events thousands of times a second).
@@ -23,7 +23,7 @@ export interface Config {
   requestBodyTimeoutMs: number
   /** `GET /metrics` without a bearer token (for scrapers that cannot send one). */
   metricsPublic: boolean
-  /** Dispatcher knobs; unset means the dispatcher's own default (README "Configuration"). */
+  /** Dispatcher knobs; unset means the dispatcher's own default (docs/configuration.md#variables). */
   dispatcherLeaseMs: number | undefined
   dispatcherConcurrency: number | undefined
   dispatcherPerWebhook: number | undefined

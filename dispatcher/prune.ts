@@ -1,5 +1,5 @@
 /**
- * Delivery log retention (README "Delivery log retention", `DELIVERY_LOG_RETENTION_DAYS`):
+ * Delivery log retention (docs/webhooks-delivery.md#delivery-log-retention, `DELIVERY_LOG_RETENTION_DAYS`):
  * finished deliveries (delivered or failed for good) whose last change is older than the
  * cutoff leave the database with their attempts, and an event's stored bytes go with its last
  * delivery. Without it the outbox, the attempt log and the event bytes grow with every publish,

@@ -54,6 +54,6 @@ export async function waitForSchema(db: Db, log: WaitLog, opts: SchemaWaitOption
   // know what the newer schema holds. Said once, loudly; deliveries go on meanwhile.
   if (found > wanted) {
     log.warn({ wanted, applied: found, databasePath: path },
-      'the database was migrated by a newer api than this dispatcher was built from: rebuild and reinstall the dispatcher binary (README "The dispatcher", upgrading)')
+      'the database was migrated by a newer api than this dispatcher was built from: rebuild and reinstall the dispatcher binary (docs/operations.md#upgrading)')
   }
 }

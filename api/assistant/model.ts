@@ -3,7 +3,7 @@ import { Type as t } from '@sinclair/typebox'
 
 /**
  * One JSON-RPC message, no batch: MCP 2025-06-18 dropped batches, and a batch of 100 publishes
- * of 100 ids each would step around the publish limit of 100 ids (README "Limits").
+ * of 100 ids each would step around the publish limit of 100 ids (docs/api/overview.md#limits).
  */
 export const JsonRpcMessage = t.Object({
   jsonrpc: t.Literal('2.0'),

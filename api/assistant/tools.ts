@@ -1,5 +1,5 @@
 /**
- * The assistant's tools (README "AI assistants (MCP)"): what an AI assistant connected over MCP
+ * The assistant's tools (docs/mcp.md#tools): what an AI assistant connected over MCP
  * may do in one team, as plain functions over the same services the REST routes call. Publishing
  * from an assistant is spec.md's "assistant tool call `publish_content`": the one publish
  * function, so it stamps, records one Published Version, counts on

@@ -74,7 +74,7 @@ function takeDown(tx: Tx, row: DocumentRow, flags: { archived?: boolean; deleted
 function apply(tx: Tx, op: LifecycleOp, ctx: Ctx, id: string): DocumentView | undefined {
   requireCanonicalId(id)
   // Discard draft, unschedule, delete and copy act on the draft as much as on the canonical, so
-  // they also serve a document that so far only has a draft (README "Restore": a document exists
+  // they also serve a document that so far only has a draft (docs/api/restore.md#when-a-document-exists: a document exists
   // when its live canonical or its draft exists); unpublish and archive need a canonical.
   if (op === 'discard-draft') return discardDraft(tx, ctx.teamId, id)
   if (op === 'unschedule') return unschedule(tx, ctx.teamId, id)

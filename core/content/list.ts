@@ -1,5 +1,5 @@
 /**
- * The team's documents, one row per canonical id (README "Documents"): what an editor's
+ * The team's documents, one row per canonical id (docs/api/content.md#routes): what an editor's
  * list view or an assistant needs to find a document and see whether it has unpublished work.
  * Keyset paging on the canonical id through the `documents_canonical` index, so a deep page
  * costs what a first one does.

@@ -172,7 +172,7 @@ export function writeDocument(
 
 /**
  * A write may carry only the team's locales, except one removed from the team since: its
- * content is kept as the document holds it (README "site.changed"), so a document written before
+ * content is kept as the document holds it (docs/api/teams-and-settings.md#removing-a-locale), so a document written before
  * the removal stays editable in its other locales. Adding or changing such a locale is refused.
  */
 function refuseUnknownLocales(unknown: string[], body: Document, before: DocumentRow | null) {

@@ -91,7 +91,7 @@ const UNREACHED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDR
 
 /**
  * POSTs `req`; with `pinned` addresses, to those the send-time check approved rather than to a
- * second lookup's answer (README "SSRF"). They are tried in the resolver's order, the next one
+ * second lookup's answer (docs/webhooks-delivery.md#ssrf). They are tried in the resolver's order, the next one
  * only when this one could not be reached (an IPv6 address on a host without an IPv6 route).
  */
 function post(fetchFn: typeof fetch, req: OutgoingRequest, init: BunFetchRequestInit, pinned: string[] | null): Promise<Response> {

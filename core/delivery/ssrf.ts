@@ -45,7 +45,7 @@ export type Lookup = (host: string) => Promise<string[]>
 /** All addresses of `host` (A and AAAA), as the OS resolver returns them. */
 export const systemLookup: Lookup = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address)
 
-/** How long a successful lookup of a host NAME is reused by the send-time check (README "SSRF"). */
+/** How long a successful lookup of a host NAME is reused by the send-time check (docs/webhooks-delivery.md#ssrf). */
 export const LOOKUP_TTL_MS = 1000
 const lookups = new Map<string, { at: number; addresses: Promise<string[]> }>()
 

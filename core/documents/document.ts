@@ -29,7 +29,7 @@ export const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.strin
  * A draft's `__dirtyLocales` (spec.md "Other draft-related fields": the locales that carry
  * unpublished changes): every locale whose content differs between the canonical and the
  * draft, including one the draft added and one it dropped. A dropped locale is a change too:
- * publishing the draft takes it down (README "Restore" rule 2), so it must not look clean.
+ * publishing the draft takes it down (docs/api/restore.md#rules, rule 2), so it must not look clean.
  * Without a canonical every draft locale is dirty. The one function for every writer of a draft.
  */
 export function dirtyLocales(draft: Pick<Document, 'locales'>, canonical: Pick<Document, 'locales'> | null): string[] {

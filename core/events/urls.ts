@@ -106,8 +106,8 @@ export function toPageNode(id: string, body: Record<string, unknown>, published:
 export const isNoParent = (parent: unknown) => parent === undefined || parent === null || parent === ''
 
 /**
- * Why a page's `fields.parent` or a locale's `slug` cannot be stored, or `null` (README
- * "Webhooks › Events"): they become the paths webhooks send, so they are refused on the write
+ * Why a page's `fields.parent` or a locale's `slug` cannot be stored, or `null`
+ * (docs/webhooks-receiving.md#page-urls): they become the paths webhooks send, so they are refused on the write
  * rather than guessed later. A slug is absent, null or one path segment; a parent a string id.
  */
 export function pageFieldProblem(body: { fields?: Record<string, unknown>; locales?: Record<string, unknown> }): { code: 'invalid_slug' | 'invalid_body'; message: string } | null {

@@ -52,7 +52,7 @@ export function getHistory(db: Db, teamId: string, id: string | undefined, now =
       const body = loadDoc(db, teamId, row.id)
       return { ...toRecord(row, now), locales: body ? localesOf(body.body) : [] }
     }),
-    // README "History": `versions` is the first page of GET /content/versions, which refuses a
+    // docs/api/snapshots-and-history.md#history: `versions` is the first page of GET /content/versions, which refuses a
     // canonical that is not live (spec.md "Errors": soft-deleted canonicals are refused with 404
     // although their revisions are kept). The draft keeps the timeline alive, so the section is
     // the empty page a document that so far only has a draft shows, never the deleted versions.

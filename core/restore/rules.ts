@@ -22,7 +22,7 @@ export interface MergeInput {
   publishedSince: readonly string[]
   /**
    * Whether the canonical is live (published). When it is not, every locale of a draft is dirty
-   * (README "A document"), so a locale rule 2 takes from it is dirty too.
+   * (docs/api/content.md#dirty-locales), so a locale rule 2 takes from it is dirty too.
    */
   live: boolean
   /** `null`: whole-draft restore (rule 1). Otherwise the non-empty, validated list (rule 2). */
@@ -76,7 +76,7 @@ export function mergeRestore({ source, draft, canonical, publishedSince, live, l
       take(l)
     }
   }
-  // Spec.md's union of the pre-restore dirty set and the listed locales; a locale taken from a
+  // The union of spec.md of the pre-restore dirty set and the listed locales; a locale taken from a
   // canonical that is not live is not on the site either, so it is dirty like the rest of such
   // a draft (a draft created from an unpublished document would otherwise hide its locales).
   const dirty = new Set([...(draft?.__dirtyLocales ?? []), ...locales, ...(live ? [] : fromCanonical)])

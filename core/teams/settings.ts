@@ -141,7 +141,7 @@ export function writeContentType(tx: Conn, teamId: string, name: string, input: 
   // Each gets a new change vector: `@collection` is part of what a read answers, so a client
   // holding the old copy (If-None-Match) must not be told it is current.
   if (current && current.collection !== values.collection) moveCollection(tx, teamId, name, values.collection)
-  // `urls` left out means false (README "site.changed"): leaving it out of a type without URLs changes nothing.
+  // `urls` left out means false (docs/api/teams-and-settings.md#content-types): leaving it out of a type without URLs changes nothing.
   return isSiteVisibleChange(current && { ...current.definition, urls: current.urls }, { ...definition, urls: values.urls })
 }
 

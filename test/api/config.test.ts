@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
 import { ConfigError, loadConfig } from '../../core/config'
 
-test('every setting has its README default', () => {
+test('every setting has the default docs/configuration.md lists', () => {
   expect(loadConfig({})).toEqual({
     port: 3000, host: '0.0.0.0', databasePath: './data/content.db', logLevel: 'info', allowPrivateTargets: false,
     dispatcherPollMs: 250, siteChangeQuietMs: 30_000, siteChangeMaxHoldMs: 1_800_000, webhookTimeoutMs: 30_000,

@@ -1,5 +1,5 @@
 /**
- * Error rows of spec.md, contract.md and the README asserted whole: status, Content-Type, body
+ * Error rows of spec.md, contract.md and docs/errors.md asserted whole: status, Content-Type, body
  * shape and code together (other files test the same refusals for what they leave unchanged).
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
@@ -31,7 +31,7 @@ test('version endpoint errors: missing_id, sibling_id, not_content, bad_paging, 
   expectError(await ctx.call('GET', `/content/version/${TEAM}?id=${enc(ID + '/draft')}&version=QQ`), 400, 'sibling_id')
   expectError(await ctx.call('GET', `/content/version/${TEAM}?id=${enc(ID + '/activity')}&version=QQ`), 400, 'not_content')
   expectError(await ctx.call('GET', `/content/versions/${TEAM}?id=${ID}&start=-1`), 400, 'bad_paging')
-  expectError(await ctx.call('GET', `/content/version/${TEAM}?id=${ID}`), 400, 'bad_reference') // README: missing version
+  expectError(await ctx.call('GET', `/content/version/${TEAM}?id=${ID}`), 400, 'bad_reference') // docs/api/versions.md#errors: missing version
   expectError(await ctx.call('GET', `/content/version/${TEAM}?id=${ID}&version=${enc(Buffer.from('A:999999-x').toString('base64url'))}`), 404, 'not_found')
 })
 

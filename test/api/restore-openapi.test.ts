@@ -24,7 +24,7 @@ test('restore routes document their request body and every answer', async () => 
     for (const status of ['404', '409']) expect(op.responses[status].description).toContain('batch list')
   }
   expect(body('/content/apply-version/{activeTeam}').required).toEqual(['kind'])
-  // `null` is read as absent (README), so a client that sends it must be allowed to by its types.
+  // `null` is read as absent (docs/api/restore.md#the-request), so a client that sends it must be allowed to by its types.
   const nullable = (schema: any) => (schema.anyOf ?? []).map((s: any) => s.type).sort()
   for (const [path, fields] of [['/content/apply-version/{activeTeam}', ['documentId', 'snapshotId', 'version']], ['/content/apply-snapshot/{activeTeam}', ['documentId']]] as const) {
     for (const field of fields) expect({ path, field, types: nullable(body(path).properties[field]) }).toEqual({ path, field, types: ['null', 'string'] })

@@ -163,7 +163,7 @@ test('rule 2 on an unpublished document: unlisted locales come from its canonica
   expect((await read(ctx, `${ID}/draft`)).status).toBe(404)
   const [item] = await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales: ['en'] }))
   // de and fr are the document's own (unpublished) text: kept, and marked dirty like every
-  // locale of a draft whose canonical is not live (README "A document").
+  // locale of a draft whose canonical is not live (docs/api/content.md#dirty-locales).
   expect(bare(item.document)).toEqual({
     id: `${ID}/draft`, contentType: 'page', fields: V1.fields,
     locales: { en: V1.locales.en, de: V2.locales.de, fr: V2.locales.fr },
@@ -262,7 +262,7 @@ test('a translator (EditContent only) restores into a never-published document',
 })
 
 /**
- * A soft-deleted canonical counts as absent throughout the restore (README: a document exists
+ * A soft-deleted canonical counts as absent throughout the restore (docs/api/restore.md#when-a-document-exists: a document exists
  * for restore when its live canonical or its draft exists): the read and the conditional write
  * agree on that, so a restore into a draft written since lands instead of a 409 on every retry.
  */

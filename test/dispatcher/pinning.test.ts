@@ -1,5 +1,5 @@
 /**
- * README "SSRF": a send connects to the address the send-time check resolved and approved, not to
+ * docs/webhooks-delivery.md#ssrf: a send connects to the address the send-time check resolved and approved, not to
  * whatever a second DNS lookup answers (rebinding). The host name stays in `Host` and in TLS.
  * The receiver is a real TLS server on 127.0.0.1 with a certificate for `hook.test`
  * (test/fixtures/tls, self-signed). The check must see a public address, so the test's DNS

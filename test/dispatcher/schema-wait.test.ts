@@ -53,7 +53,7 @@ test('a database migrated past what the binary was built with (the api upgraded,
   await waitForSchema(db, log, { path, pollMs: 10 })
   expect(lines).toEqual([{
     level: 'warn',
-    msg: 'the database was migrated by a newer api than this dispatcher was built from: rebuild and reinstall the dispatcher binary (README "The dispatcher", upgrading)',
+    msg: 'the database was migrated by a newer api than this dispatcher was built from: rebuild and reinstall the dispatcher binary (docs/operations.md#upgrading)',
     o: { wanted: expect.any(Number), applied: (lines[0]?.o.wanted as number) + 1, databasePath: path },
   }])
   // At the schema it was built with: nothing said.

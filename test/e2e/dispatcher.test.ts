@@ -413,7 +413,7 @@ test('redelivery through the api: the process sends the same bytes, delivery id 
   await waitFor(async () => (await log())[0]?.status === 'delivered', 5000, 'delivered in the log')
   const [item] = await log()
   expect(item.eventId).toBe(eventId)
-  // A redelivery has a fresh budget of 3 attempts, logged as manual (README "Managing webhooks").
+  // A redelivery has a fresh budget of 3 attempts, logged as manual (docs/webhooks-delivery.md#retries).
   expect(item.attempts.map((x: { attempt: number; trigger: string; statusCode: number }) => [x.attempt, x.trigger, x.statusCode])).toEqual([[1, 'scheduled', 404], [1, 'manual', 200]])
 })
 
@@ -429,7 +429,7 @@ test('one hung receiver holds back no other webhook (its sends stay within DISPA
   for (const id of ids) await publish(id)
   const published = Date.now()
   await waitFor(() => rx.requests.length >= ids.length, 10_000, 'every event at the healthy receiver')
-  // Well inside the 1 s after which a stalled send leaves the shared slots (README "Dispatcher").
+  // Well inside the 1 s after which a stalled send leaves the shared slots (docs/architecture.md#the-dispatcher).
   expect(Date.now() - published).toBeLessThan(900)
   expect(hung.requests.length).toBe(1)
   expect(rx.requests.map((r) => JSON.parse(r.body).documentId).sort()).toEqual([...ids].sort())

@@ -181,7 +181,7 @@ test('content-type changes the site cannot see are not site changes', () => {
   const cases: [string, Record<string, unknown>, boolean][] = [
     ['label, icon, hint, description', { ...type, label: 'Pages', icon: 'doc', hint: 'h', description: 'd' }, false],
     ['search and filter fields', { ...type, searchFields: ['title'], filterFields: ['title'], fields: [{ name: 'title', localizable: true, searchable: true, filterable: true, label: 'Title' }] }, false],
-    // README: `search*` and `filter*`, whatever follows, on the type and on each field.
+    // docs/api/teams-and-settings.md#what-counts-as-a-site-change: `search*` and `filter*`, whatever follows, on the type and on each field.
     ['any search*/filter* key', { ...type, searchWeight: 3, filterOptions: { a: 1 }, fields: [{ name: 'title', localizable: true, searchBoost: 2, FilterGroup: 'x' }] }, false],
     ['a new field', { ...type, fields: [...type.fields, { name: 'body' }] }, true],
     ['urls switched off', { ...type, urls: false }, true],

@@ -63,7 +63,7 @@ test('locale list: listed from the source (a listed locale neither carried from 
           if (has(out.locales, l)) expect(json(out.locales[l])).toBe(json(s.canonical!.locales[l]))
         }
       }
-      // A locale taken from a canonical that is not live is dirty too (README "Restore" rule 2).
+      // A locale taken from a canonical that is not live is dirty too (docs/api/restore.md#rules, rule 2).
       const fromCanonical = POOL.filter((l) => has(out.locales, l) && !has(s.draft?.locales, l) && !(listed.has(l) && has(s.source.locales, l)))
       expect(out.__dirtyLocales).toEqual([...new Set([...(s.draft?.__dirtyLocales ?? []), ...s.locales!, ...(s.live ? [] : fromCanonical)])].sort())
       expect(json(out.fields)).toBe(json(s.source.fields))
