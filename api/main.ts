@@ -6,7 +6,7 @@
 import { openDbOrExit } from '../db/client'
 import { warnIfExposed } from '../db/file-modes'
 import { createApp, errorResponse, serveApp } from './app'
-import { bodyDeadline } from '../core/body'
+import { receiveBody } from '../core/body'
 import { loadConfigOrExit } from '../core/config'
 import { createLogger } from '../core/log'
 import { createMetrics, primePublishOutcomes } from '../core/metrics'
@@ -40,20 +40,24 @@ function closing(res: Response): Response {
 }
 
 /**
- * The app, with each request's body received within REQUEST_BODY_TIMEOUT_MS of its headers
- * (core/body.ts `bodyDeadline`): past it the answer is `408 request_timeout` and the connection
- * closes. An answer given before the whole body came (a 401, a 413) closes it too.
+ * The app, with each request's body received first, within REQUEST_BODY_TIMEOUT_MS of its headers
+ * (core/body.ts `receiveBody`): past it the answer is `408 request_timeout` and the connection
+ * closes. A body declared larger than MAX_BODY_BYTES is not read: the app answers 413 at once, and
+ * the connection closes rather than wait for the rest of it.
  */
 async function answer(request: Request): Promise<Response> {
   if (!request.body || request.method === 'GET' || request.method === 'HEAD') return app.fetch(request)
-  const deadline = bodyDeadline(request, config.requestBodyTimeoutMs)
+  const { url, method, headers } = request
+  if (Number(headers.get('content-length') ?? 0) > config.maxBodyBytes) return closing(await app.fetch(request))
+  let body: Uint8Array | ArrayBuffer
   try {
-    const res = await Promise.race([app.fetch(deadline.request), deadline.expired])
-    if (!(res instanceof Response)) return closing(errorResponse(res, 'UNKNOWN', log))
-    return deadline.complete() ? res : closing(res)
-  } finally {
-    deadline.done()
+    body = await receiveBody(request, config.requestBodyTimeoutMs, config.maxBodyBytes)
+  } catch (e) {
+    return closing(errorResponse(e, 'UNKNOWN', log))
   }
+  const res = await app.fetch(new Request(url, { method, headers, body }))
+  // A chunked body over the limit was read only in part: the app refused it (413), the rest is not wanted.
+  return body.byteLength > config.maxBodyBytes ? closing(res) : res
 }
 
 let server: ReturnType<typeof serveApp> | undefined

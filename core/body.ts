@@ -86,69 +86,42 @@ export function isUtf8Charset(contentType: string | null): boolean {
 export const requestTimeout = (ms: number) =>
   new AppError(408, 'request_timeout', `The request body did not arrive in full within ${ms} ms of its headers.`)
 
-/** A request whose body is received against a deadline (`bodyDeadline`). */
-export interface BodyDeadline {
-  /** The request to hand on: the same method, URL and headers, its body read through the deadline. */
-  request: Request
-  /** Settles with the 408 refusal when the deadline passed before the last byte came; a read still waiting fails with it. */
-  expired: Promise<AppError>
-  /** Whether the last byte of the body has come. */
-  complete(): boolean
-  /** Stops the clock and stops receiving: the answer is out. */
-  done(): void
+/** Reads `body` to its end, or until it holds more than `max` bytes (the rest is left unread). */
+async function readUpTo(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array> {
+  const reader = body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  while (size <= max) {
+    const { done, value } = await reader.read()
+    if (done) return Buffer.concat(chunks)
+    chunks.push(value)
+    size += value.byteLength
+  }
+  reader.cancel().catch(() => {})
+  return Buffer.concat(chunks)
 }
 
 /**
- * Receives `request`'s body at once, whether or not a handler reads it, and refuses it when the
- * last byte has not come `ms` after the headers: a `Content-Length` that promises more than is
- * sent, or a chunked body that never ends, would otherwise hold the request and its connection
- * until the idle timeout, which is as long as a webhook test send may wait for its receiver. The
- * clock stops with the last byte, so what the handler does next (that wait) is not counted. The
- * bytes are at most Bun's own request-size cap (api/app.ts `serverBodyCap`).
+ * `request`'s body, received within `ms` of its headers. A `Content-Length` that promises more
+ * than is sent, or a chunked body that never ends, would otherwise hold the request and its
+ * connection until the idle timeout, which is as long as a webhook test send may wait for its
+ * receiver: past `ms` this throws `408 request_timeout`. The clock stops with the last byte, so
+ * what the handler does next (that wait) is not counted. A chunked body is read only until it
+ * holds more than `maxBytes` (the route then refuses it, 413, without the rest). A client that
+ * goes away mid-body is `400 malformed_json`, as a handler reading it would say.
  */
-export function bodyDeadline(request: Request, ms: number): BodyDeadline {
-  const source = request.body!.getReader()
-  let complete = false
-  let over = false
-  let controller!: ReadableStreamDefaultController<Uint8Array>
-  let expire!: (error: AppError) => void
-  const expired = new Promise<AppError>((resolve) => (expire = resolve))
-  const stop = (error?: AppError) => {
-    over = true
+export async function receiveBody(request: Request, ms: number, maxBytes: number): Promise<Uint8Array | ArrayBuffer> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(requestTimeout(ms)), ms)))
+  // Whole bytes in one native call when the length is declared: a stream read costs more.
+  const read = request.headers.has('content-length') ? request.arrayBuffer() : readUpTo(request.body!, maxBytes)
+  read.catch(() => {}) // still pending when the deadline passed: its connection is closed with the 408
+  try {
+    return await Promise.race([read, expired])
+  } catch (e) {
+    if (e instanceof AppError) throw e
+    throw new AppError(400, 'malformed_json', 'The request body could not be read to its end.')
+  } finally {
     clearTimeout(timer)
-    if (error) controller.error(error)
-    source.cancel(error).catch(() => {})
-  }
-  const timer = setTimeout(() => {
-    const error = requestTimeout(ms)
-    stop(error)
-    expire(error)
-  }, ms)
-  const body = new ReadableStream<Uint8Array>({
-    start: (c) => void (controller = c),
-    cancel: () => stop(),
-  })
-  void (async () => {
-    try {
-      for (;;) {
-        const { done, value } = await source.read()
-        if (over) return
-        if (done) break
-        controller.enqueue(value)
-      }
-      complete = true
-      clearTimeout(timer)
-      controller.close()
-    } catch (e) {
-      if (!over) controller.error(e) // the client went away mid-body: the reader sees it as before
-    }
-  })()
-  return {
-    request: new Request(request.url, { method: request.method, headers: request.headers, body, duplex: 'half' } as RequestInit),
-    expired,
-    complete: () => complete,
-    done: () => {
-      if (!complete && !over) stop()
-    },
   }
 }

@@ -14,6 +14,7 @@ import { makeTestDir, spawnApi, testSeed, TEAM, TOKENS, waitFor } from '../helpe
 import { startReceiver, type TestReceiver } from '../test-receiver'
 
 const TIMEOUT_MS = 1000
+const MAX_BODY_BYTES = 4096
 const dir = makeTestDir('body-timeout-')
 let port = 0
 let api: ReturnType<typeof spawnApi>
@@ -26,7 +27,7 @@ beforeAll(async () => {
   db.$client.close()
   // A receiver slower than the body timeout: a test send must still wait for it.
   rx = startReceiver([{ status: 200, body: 'slow ok', delayMs: 2500 }])
-  api = spawnApi({ DATABASE_PATH: path, REQUEST_BODY_TIMEOUT_MS: String(TIMEOUT_MS), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })
+  api = spawnApi({ DATABASE_PATH: path, REQUEST_BODY_TIMEOUT_MS: String(TIMEOUT_MS), MAX_BODY_BYTES: String(MAX_BODY_BYTES), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })
   port = (await api.listening()).port
 })
 afterAll(async () => {
@@ -71,12 +72,27 @@ test('a chunked body that never ends: the same 408, the connection closed', asyn
   expect(JSON.parse(c.answers()[0]!.body).error).toBe('request_timeout')
 })
 
-test('an answer given before the body has come (no token: 401) closes the connection at once, not at the idle timeout', async () => {
+test('a body declared larger than MAX_BODY_BYTES is 413 at once, unread, and its connection closes; a chunked one too, read only past the limit', async () => {
+  const declared = open()
+  declared.write(head(`/content/${TEAM}`, `Content-Length: ${MAX_BODY_BYTES + 1}\r\n`) + '{"id":')
+  await waitFor(() => declared.conn.closedAfter !== null, 5000, 'the connection closed')
+  expect(declared.answers().map(({ status, close }) => ({ status, close }))).toEqual([{ status: 413, close: true }])
+  expect(declared.conn.closedAfter!).toBeLessThan(TIMEOUT_MS)
+
+  const chunked = open()
+  const chunk = `{"pad":"${'x'.repeat(MAX_BODY_BYTES)}`
+  chunked.write(head(`/content/${TEAM}`, 'Transfer-Encoding: chunked\r\n') + `${chunk.length.toString(16)}\r\n${chunk}\r\n`) // and never the end
+  await waitFor(() => chunked.conn.closedAfter !== null, 5000, 'the connection closed')
+  expect(chunked.answers().map(({ status, close }) => ({ status, close }))).toEqual([{ status: 413, close: true }])
+  expect(JSON.parse(chunked.answers()[0]!.body)).toEqual({ error: 'payload_too_large', message: `The body exceeds ${MAX_BODY_BYTES} bytes.` })
+  expect(chunked.conn.closedAfter!).toBeLessThan(TIMEOUT_MS)
+})
+
+test('no token and a body that never comes: the body deadline answers (408), not the idle timeout', async () => {
   const c = open()
   c.write(head(`/content/${TEAM}`, 'Content-Length: 100\r\n', null) + '{"id":')
   await waitFor(() => c.conn.closedAfter !== null, 5000, 'the connection closed')
-  expect(c.answers().map(({ status, close }) => ({ status, close }))).toEqual([{ status: 401, close: true }])
-  expect(c.conn.closedAfter!).toBeLessThan(TIMEOUT_MS)
+  expect(c.answers().map(({ status, close }) => ({ status, close }))).toEqual([{ status: 408, close: true }])
 })
 
 test('a whole body keeps its connection: two requests on one, and a body sent slowly but within the time is read', async () => {
