@@ -4,7 +4,9 @@
  * on its own, e.g. by systemd on a new production database, answers no one until seeded.
  */
 import { openDbOrExit } from '../db/client'
-import { createApp, serveApp } from './app'
+import { warnIfExposed } from '../db/file-modes'
+import { createApp, errorResponse, serveApp } from './app'
+import { receiveBody } from '../core/body'
 import { loadConfigOrExit } from '../core/config'
 import { createLogger } from '../core/log'
 import { createMetrics, primePublishOutcomes } from '../core/metrics'
@@ -14,6 +16,7 @@ import { onStopSignals } from '../core/signals'
 const config = loadConfigOrExit('api')
 const log = createLogger(config.logLevel, 'api')
 const db = openDbOrExit('api', config.databasePath)
+warnIfExposed(log, config.databasePath)
 const metrics = createMetrics()
 primePublishOutcomes(metrics)
 if (!hasAnyTeam(db)) {
@@ -23,9 +26,61 @@ if (!hasAnyTeam(db)) {
 // No SO_REUSEPORT (Elysia's listen asks for it): a second api on a busy port would then share it
 // and the kernel would split requests between two databases. A busy port is an error instead.
 const app = createApp({ db, config, log, metrics })
-let server: ReturnType<typeof serveApp>
+
+/** An answer that ends its connection: a body still on its way would otherwise hold it until the idle timeout. */
+function closing(res: Response): Response {
+  try {
+    res.headers.set('connection', 'close')
+    return res
+  } catch {
+    const copy = new Response(res.body, res) // immutable headers (a fetched response)
+    copy.headers.set('connection', 'close')
+    return copy
+  }
+}
+
+/**
+ * The app, with each request's body received first, within REQUEST_BODY_TIMEOUT_MS of its headers
+ * (core/body.ts `receiveBody`): past it the answer is `408 request_timeout` and the connection
+ * closes. A body declared larger than MAX_BODY_BYTES is not read: the app answers 413 at once, and
+ * the connection closes rather than wait for the rest of it.
+ */
+async function answer(request: Request): Promise<Response> {
+  if (!request.body || request.method === 'GET' || request.method === 'HEAD') return app.fetch(request)
+  const { url, method, headers } = request
+  if (Number(headers.get('content-length') ?? 0) > config.maxBodyBytes) return closing(await app.fetch(request))
+  let body: Uint8Array | ArrayBuffer
+  try {
+    body = await receiveBody(request, config.requestBodyTimeoutMs, config.maxBodyBytes)
+  } catch (e) {
+    return closing(errorResponse(e, 'UNKNOWN', log))
+  }
+  const res = await app.fetch(new Request(url, { method, headers, body }))
+  // A chunked body over the limit was read only in part: the app refused it (413), the rest is not wanted.
+  return body.byteLength > config.maxBodyBytes ? closing(res) : res
+}
+
+let server: ReturnType<typeof serveApp> | undefined
+// The first signal stops cleanly: no new connections, the requests under way answered (a webhook
+// test send waits for its receiver, up to WEBHOOK_TIMEOUT_MS). A second one (core/signals.ts) exits
+// at once: what a request had not committed is not written (each write is one transaction).
+// Installed before the server listens: a Ctrl-C right after `api listening` (a terminal signals
+// the api and `bun start` at once) must be a clean stop, not a death by SIGINT (exit 130).
+onStopSignals({
+  stop: async (signal) => {
+    log.info({ signal }, 'api stopping')
+    await server?.stop()
+    db.$client.close()
+    process.exit(0)
+  },
+  force: (signal) => {
+    log.warn({ signal }, 'api exiting now, without waiting for the requests under way (a second signal)')
+    process.exit(1)
+  },
+})
+
 try {
-  server = serveApp(app, { hostname: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, webhookTimeoutMs: config.webhookTimeoutMs })
+  server = serveApp({ fetch: answer }, { hostname: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes, webhookTimeoutMs: config.webhookTimeoutMs })
 } catch (e) {
   // One line, like every other startup failure, not Elysia's stack trace. Exit 1, not 78: the
   // port may be free again (or the address up) on systemd's next try.
@@ -36,19 +91,3 @@ try {
 }
 // PORT=0 takes any free port: the log names the one the system gave.
 log.info({ host: config.host, port: server.port, databasePath: config.databasePath }, 'api listening')
-
-// The first signal stops cleanly: no new connections, the requests under way answered (a webhook
-// test send waits for its receiver, up to WEBHOOK_TIMEOUT_MS). A second one (core/signals.ts) exits
-// at once: what a request had not committed is not written (each write is one transaction).
-onStopSignals({
-  stop: async (signal) => {
-    log.info({ signal }, 'api stopping')
-    await server.stop()
-    db.$client.close()
-    process.exit(0)
-  },
-  force: (signal) => {
-    log.warn({ signal }, 'api exiting now, without waiting for the requests under way (a second signal)')
-    process.exit(1)
-  },
-})

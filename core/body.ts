@@ -81,3 +81,47 @@ export function isUtf8Charset(contentType: string | null): boolean {
   }
   return true
 }
+
+/** The refusal of a body that did not arrive in time (RFC 9110 15.5.9). */
+export const requestTimeout = (ms: number) =>
+  new AppError(408, 'request_timeout', `The request body did not arrive in full within ${ms} ms of its headers.`)
+
+/** Reads `body` to its end, or until it holds more than `max` bytes (the rest is left unread). */
+async function readUpTo(body: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array> {
+  const reader = body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  while (size <= max) {
+    const { done, value } = await reader.read()
+    if (done) return Buffer.concat(chunks)
+    chunks.push(value)
+    size += value.byteLength
+  }
+  reader.cancel().catch(() => {})
+  return Buffer.concat(chunks)
+}
+
+/**
+ * `request`'s body, received within `ms` of its headers. A `Content-Length` that promises more
+ * than is sent, or a chunked body that never ends, would otherwise hold the request and its
+ * connection until the idle timeout, which is as long as a webhook test send may wait for its
+ * receiver: past `ms` this throws `408 request_timeout`. The clock stops with the last byte, so
+ * what the handler does next (that wait) is not counted. A chunked body is read only until it
+ * holds more than `maxBytes` (the route then refuses it, 413, without the rest). A client that
+ * goes away mid-body is `400 malformed_json`, as a handler reading it would say.
+ */
+export async function receiveBody(request: Request, ms: number, maxBytes: number): Promise<Uint8Array | ArrayBuffer> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(requestTimeout(ms)), ms)))
+  // Whole bytes in one native call when the length is declared: a stream read costs more.
+  const read = request.headers.has('content-length') ? request.arrayBuffer() : readUpTo(request.body!, maxBytes)
+  read.catch(() => {}) // still pending when the deadline passed: its connection is closed with the 408
+  try {
+    return await Promise.race([read, expired])
+  } catch (e) {
+    if (e instanceof AppError) throw e
+    throw new AppError(400, 'malformed_json', 'The request body could not be read to its end.')
+  } finally {
+    clearTimeout(timer)
+  }
+}

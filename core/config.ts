@@ -19,6 +19,8 @@ export interface Config {
   webhookTimeoutMs: number
   /** Largest request body accepted, in bytes. */
   maxBodyBytes: number
+  /** How long a request's body may take to arrive once its headers have; later is `408 request_timeout`. */
+  requestBodyTimeoutMs: number
   /** `GET /metrics` without a bearer token (for scrapers that cannot send one). */
   metricsPublic: boolean
   /** Dispatcher knobs; unset means the dispatcher's own default (docs/configuration.md#variables). */
@@ -123,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     siteChangeMaxHoldMs: integer(env, 'SITE_CHANGE_MAX_HOLD_MS', 0, MAX_MS) ?? 1_800_000,
     webhookTimeoutMs,
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1, 1 << 30) ?? DEFAULT_MAX_BODY_BYTES,
+    requestBodyTimeoutMs: integer(env, 'REQUEST_BODY_TIMEOUT_MS', 1, MAX_MS) ?? 10_000,
     metricsPublic: boolean(env, 'METRICS_PUBLIC'),
     dispatcherLeaseMs,
     dispatcherConcurrency: integer(env, 'DISPATCHER_CONCURRENCY', 1, 10_000),

@@ -7,6 +7,7 @@ import { mkdirSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import * as schema from './schema'
 import { migrateGuarded } from './migrate'
+import { createPrivateFile } from './file-modes'
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
 /** The transaction handle drizzle passes to `db.transaction` callbacks. */
@@ -21,7 +22,11 @@ export type Conn = Db | Tx
 export function openDb(path: string, opts: { migrate?: boolean } = {}): Db {
   // A directory made here is for this user only: the database holds webhook secrets, and the
   // file SQLite creates in it is readable by others under the default umask (`bun start`'s ./data).
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+    // 0600 whatever the umask, and so are the -wal and -shm files SQLite makes beside it (db/file-modes.ts).
+    createPrivateFile(path)
+  }
   const sqlite = new Database(path, { create: true, strict: true })
   try {
     return setUp(sqlite, path, opts)

@@ -7,12 +7,14 @@ import { Database } from 'bun:sqlite'
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
 import { join } from 'node:path'
 import type { Db } from './client'
+import { createPrivateFile } from './file-modes'
 
 const migrationsFolder = join(import.meta.dir, 'migrations')
 
 /** Applies pending migrations to `db`; safe when the api and dispatcher start together. */
 export function migrateGuarded(db: Db, path: string): void {
   if (path === ':memory:') return migrate(db, { migrationsFolder })
+  createPrivateFile(`${path}.migrate-lock`) // 0600, as the database's own files
   const lock = new Database(`${path}.migrate-lock`, { create: true })
   try {
     lock.exec('PRAGMA busy_timeout = 60000')

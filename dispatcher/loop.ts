@@ -265,7 +265,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       const kept = await record({ row, result, step, startedAt })
       if (kept && step.status === 'pending') wakeAt(nextAttemptTime({ result, step, startedAt })!)
       const outcome = step.status === 'pending' ? 'retry' : step.status
-      const fields = { attempt: row.attempts + 1, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs, outcome }
+      const fields = { attempt: row.attempts + 1, statusCode: result.statusCode, error: result.error, detail: result.detail, durationMs: result.durationMs, outcome }
       // style.md rule 10: a child logger per delivery, made only when a line is written (making
       // one costs more than the rest of a no-op delivery's JavaScript). A sibling of deps.log,
       // not its child: a child would write "component" twice (core/log.ts).

@@ -5,6 +5,7 @@
  * once and loses nothing either, since the claimed rows come back when their lease expires.
  */
 import { openDbOrExit } from '../db/client'
+import { warnIfExposed } from '../db/file-modes'
 import { loadConfigOrExit } from '../core/config'
 import { createLogger } from '../core/log'
 import { createMetrics } from '../core/metrics'
@@ -20,6 +21,7 @@ const config = loadConfigOrExit('dispatcher')
 const log = createLogger(config.logLevel, 'dispatcher')
 const compiled = isCompiled()
 const db = openDbOrExit('dispatcher', config.databasePath, { migrate: !compiled })
+warnIfExposed(log, config.databasePath)
 // A stop while waiting for the api's migration has nothing in flight: exit 0 at once, as later.
 let stop = async (signal: string): Promise<void> => {
   log.info({ signal }, 'dispatcher stopping')

@@ -39,6 +39,13 @@ const procs = ['api/main.ts', 'dispatcher/main.ts'].map((entry) =>
 // once (what it had in flight is sent again once its lease expires). SIGHUP sent to this script
 // alone stops them as SIGTERM does.
 let stopping = false
+/**
+ * This script's exit code is its children's: 0 when both stopped cleanly, else the first failure's
+ * (a process killed by a signal counts as 128 + its number). A Ctrl-C in a terminal reaches the
+ * children straight from the terminal too, so one may exit 0 before this script's own handler runs:
+ * that is a clean stop, not a death.
+ */
+const childrenCode = (codes: number[]) => codes.find((code) => code !== 0) ?? 0
 const pass = (signal: NodeJS.Signals) => {
   const forward = signal === 'SIGHUP' ? 'SIGTERM' : signal
   for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill(forward)
@@ -48,17 +55,16 @@ onStopSignals({
     pass(signal)
     if (stopping) return // already taking both down (one of them died on its own)
     stopping = true
-    const codes = await Promise.all(procs.map((p) => p.exited))
-    process.exit(codes.every((code) => code === 0) ? 0 : 1)
+    process.exit(childrenCode(await Promise.all(procs.map((p) => p.exited))))
   },
   force: pass,
 }, ['SIGHUP'])
 
-// If either process dies on its own, take the other down too, so a supervisor sees the failure.
-const first = await Promise.race(procs.map((p) => p.exited.then((code) => code)))
+// If either process ends on its own, take the other down too, so a supervisor sees a failure (the first one's code first).
+const first = await Promise.race(procs.map((p) => p.exited))
 if (!stopping) {
   stopping = true
-  for (const p of procs) p.kill('SIGTERM')
-  await Promise.all(procs.map((p) => p.exited))
-  process.exit(first || 1)
+  for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGTERM')
+  const codes = await Promise.all(procs.map((p) => p.exited))
+  process.exit(childrenCode([first, ...codes]))
 }

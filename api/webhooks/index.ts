@@ -64,7 +64,7 @@ export function webhookRoutes(deps: AppDeps) {
       '/teams/:teamId/webhooks/:id/test',
       async ({ params, query, caller }) => {
         return testWebhook(db, { teamId: params.teamId, id: params.id, userId: caller.userId, eventType: query.eventType },
-          { timeoutMs: config.webhookTimeoutMs, allowPrivateTargets: config.allowPrivateTargets })
+          { timeoutMs: config.webhookTimeoutMs, allowPrivateTargets: config.allowPrivateTargets, log: deps.log })
       },
       {
         requires: ['ManageWebhooks'],

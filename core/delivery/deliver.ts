@@ -23,6 +23,8 @@ export interface AttemptResult {
   refused: boolean
   durationMs: number
   responseBody: string
+  /** Why a target was refused, for the log line only (never stored or answered: `TargetProblem.detail`). */
+  detail?: string
 }
 
 /** Reads at most `MAX_RESPONSE_BYTES` of a response body, then stops reading. */
@@ -68,8 +70,10 @@ export async function deliverOnce(o: Outgoing, opts: DeliverOptions): Promise<At
   const signal = AbortSignal.timeout(opts.timeoutMs)
   const check = await checkTargetAtSend(o.webhook.target, opts.allowPrivateTargets, opts.lookup, signal)
   if ('refused' in check) {
-    const error = signal.aborted && !check.refused.final ? describe(null, true, opts.timeoutMs) : check.refused.error
-    return finish({ statusCode: null, error, refused: check.refused.final, responseBody: '' })
+    const timedOut = signal.aborted && !check.refused.final
+    const error = timedOut ? describe(null, true, opts.timeoutMs) : check.refused.error
+    const detail = !timedOut && check.refused.detail ? { detail: check.refused.detail } : {}
+    return finish({ statusCode: null, error, refused: check.refused.final, responseBody: '', ...detail })
   }
   const req = buildRequest({ ...o, sentAt: now() })
   try {

@@ -1,87 +1,43 @@
 /**
  * SSRF guard (contract.md "Webhooks"): a target must be a public https host. The resolved
  * addresses are checked at send time, not only at save time, because DNS can change between.
- * Refused unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true: private, loopback, link-local, CGNAT,
- * cloud metadata, unspecified, multicast/reserved, and IPv4-mapped/NAT64 forms of those.
+ * Refused unless WEBHOOK_ALLOW_PRIVATE_TARGETS=true: every address ipaddr.js does not class as
+ * plain unicast (private, loopback, link-local, CGNAT, cloud metadata, unique local,
+ * unspecified, multicast, reserved and documentation ranges, 6to4, Teredo, ...), and the
+ * IPv4-mapped, -translated, -compatible and NAT64 forms of an IPv4 address that is.
  */
+import ipaddr from 'ipaddr.js'
 import { isIP } from 'node:net'
 import { lookup as dnsLookup } from 'node:dns/promises'
 import { domainToUnicode } from 'node:url'
 import { echoList } from '../errors'
 
-const V4_BLOCKS: [string, number, string][] = [
-  ['0.0.0.0', 8, 'unspecified'],
-  ['10.0.0.0', 8, 'private'],
-  ['100.64.0.0', 10, 'carrier-grade NAT'],
-  ['127.0.0.0', 8, 'loopback'],
-  ['169.254.0.0', 16, 'link-local / metadata'],
-  ['172.16.0.0', 12, 'private'],
-  ['192.0.0.0', 24, 'IETF protocol assignments'],
-  // The documentation ranges (TEST-NET-1/2/3) are not globally reachable either (RFC 5737).
-  ['192.0.2.0', 24, 'documentation (TEST-NET-1)'],
-  ['198.51.100.0', 24, 'documentation (TEST-NET-2)'],
-  ['203.0.113.0', 24, 'documentation (TEST-NET-3)'],
-  ['192.168.0.0', 16, 'private'],
-  ['198.18.0.0', 15, 'benchmarking'],
-  ['224.0.0.0', 4, 'multicast'],
-  ['240.0.0.0', 4, 'reserved / broadcast'],
-]
-
-const v4ToInt = (ip: string) => ip.split('.').reduce((n, part) => (n << 8) + Number(part), 0) >>> 0
-
-function blockedV4(ip: string): string | null {
-  const n = v4ToInt(ip)
-  for (const [base, bits, why] of V4_BLOCKS) {
-    const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0
-    if ((n & mask) === (v4ToInt(base) & mask)) return why
-  }
-  return null
+/** ipaddr.js's range names in an operator's words (docs/security.md "Webhook targets"); others are shown as ipaddr.js names them. */
+const RANGE_WORDS: Record<string, string> = {
+  linkLocal: 'link-local / metadata', carrierGradeNat: 'carrier-grade NAT', uniqueLocal: 'unique local / metadata (fd00:ec2::254)',
+  deprecatedSiteLocal: 'site-local (deprecated)', reserved: 'reserved / documentation', rfc6052: 'local-use NAT64', teredo: 'Teredo',
 }
 
-/** The eight 16-bit groups of an IPv6 address (dotted IPv4 tail allowed). */
-function v6Groups(ip: string): number[] {
-  let s = ip.toLowerCase().split('%')[0]!
-  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(s)
-  if (tail) {
-    const n = v4ToInt(tail[1]!)
-    s = s.slice(0, -tail[1]!.length) + `${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`
-  }
-  const [head, rest] = s.split('::') as [string, string | undefined]
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)))
-  const a = parse(head)
-  const b = rest === undefined ? [] : parse(rest)
-  return [...a, ...new Array(8 - a.length - b.length).fill(0), ...b]
-}
+/** The NAT64 prefix whose last 32 bits are the IPv4 address reached (RFC 6052 2.1); the local-use /48 embeds it elsewhere. */
+const NAT64 = ipaddr.parseCIDR('64:ff9b::/96')
 
-function blockedV6(ip: string): string | null {
-  const g = v6Groups(ip)
-  const embeddedV4 = () => `${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`
-  if (g.every((x) => x === 0)) return 'unspecified'
-  if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return 'loopback'
-  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d).
-  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) return blockedV4(embeddedV4())
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return blockedV4(embeddedV4())
-  // IPv4-translated (::ffff:0:a.b.c.d, RFC 2765) reaches the embedded IPv4 address as well.
-  if (g.slice(0, 4).every((x) => x === 0) && g[4] === 0xffff && g[5] === 0) return blockedV4(embeddedV4())
-  // Local-use NAT64 (64:ff9b:1::/48, RFC 8215) and 6to4 (2002::/16) route to an IPv4 address the
-  // network chooses or embeds: refused whole, as no public webhook needs them.
-  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return 'local-use NAT64'
-  if (g[0] === 0x2002) return '6to4'
-  if ((g[0]! & 0xffc0) === 0xfe80) return 'link-local'
-  if ((g[0]! & 0xffc0) === 0xfec0) return 'site-local (deprecated)'
-  if (g[0] === 0x2001 && g[1] === 0x0db8) return 'documentation'
-  if (g[0] === 0x0100 && g.slice(1, 4).every((x) => x === 0)) return 'discard-only'
-  if ((g[0]! & 0xfe00) === 0xfc00) return 'unique local / metadata (fd00:ec2::254)'
-  if ((g[0]! & 0xff00) === 0xff00) return 'multicast'
-  return null
+/** The IPv4 address an IPv6 one reaches through, when the last 32 bits are one: mapped, translated, compatible, NAT64. */
+function embeddedV4(a: ipaddr.IPv6, range: string): ipaddr.IPv4 | null {
+  const compatible = range === 'unicast' && a.parts.slice(0, 6).every((x) => x === 0) // ::a.b.c.d (RFC 4291 2.5.5.1)
+  if (range !== 'ipv4Mapped' && range !== 'rfc6145' && !compatible && !(range === 'rfc6052' && a.match(NAT64))) return null
+  return ipaddr.fromByteArray(a.toByteArray().slice(12)) as ipaddr.IPv4
 }
 
 /** Why `ip` may not be a webhook target, or `null` when it is a public address. */
 export function blockedAddressReason(ip: string): string | null {
-  const kind = isIP(ip)
-  if (kind === 4) return blockedV4(ip)
-  if (kind === 6) return blockedV6(ip)
-  return 'not an IP address'
+  if (!isIP(ip)) return 'not an IP address' // isIP first: ipaddr.js also reads short forms (`127.1`)
+  const a = ipaddr.parse(ip)
+  const range: string = a.range()
+  if (a.kind() === 'ipv6') {
+    const v4 = embeddedV4(a as ipaddr.IPv6, range)
+    if (v4) return blockedAddressReason(v4.toString())
+  }
+  return range === 'unicast' ? null : (RANGE_WORDS[range] ?? range)
 }
 
 export type Lookup = (host: string) => Promise<string[]>
@@ -201,10 +157,21 @@ function sameHost(written: string, parsed: string): boolean {
   return lower === parsed || (parsed.includes('xn--') && lower === domainToUnicode(parsed))
 }
 
+/**
+ * What a send to a host NAME is told when that name cannot be used, whatever the reason (it does
+ * not resolve, has no address, or resolves to a non-public one): told apart, the answer of a test
+ * send and the delivery log would let a caller map which internal names exist. The reason goes
+ * to the log line only (`TargetProblem.detail`; docs/security.md "Webhook targets").
+ */
+export const UNREACHABLE_TARGET = 'target is not a reachable public address'
+
 /** A send-time refusal: `final` ones are never retried; a failed DNS lookup is (network error). */
 export interface TargetProblem {
+  /** What the caller and the delivery log are told. */
   error: string
   final: boolean
+  /** Why, for operators (the log line): set when `error` is `UNREACHABLE_TARGET`. */
+  detail?: string
 }
 
 /**
@@ -248,16 +215,19 @@ export async function checkTargetAtSend(
   try {
     addresses = await (signal ? untilAborted(lookup(host), signal) : lookup(host))
   } catch (e) {
-    return { refused: { error: `network error: cannot resolve host (${(e as { code?: string }).code ?? 'lookup failed'})`, final: false } }
+    return { refused: unreachable(`cannot resolve host (${(e as { code?: string }).code ?? 'lookup failed'})`, false) }
   }
-  if (addresses.length === 0) return { refused: { error: 'network error: host has no address', final: false } }
+  if (addresses.length === 0) return { refused: unreachable('host has no address', false) }
   for (const a of addresses) {
     const why = blockedAddressReason(a)
-    if (why) return { refused: nonPublic(why) }
+    if (why) return { refused: unreachable(`resolves to a non-public address, ${a} (${why}); ${ALLOW_PRIVATE} allows it`, true) }
   }
   return { pinned: addresses }
 }
 
+const unreachable = (detail: string, final: boolean): TargetProblem => ({ error: UNREACHABLE_TARGET, final, detail })
+
+/** An IP literal the caller wrote themselves: nothing to map, so the reason is told. */
 const nonPublic = (why: string): TargetProblem => ({
   error: `refused: target resolves to a non-public address (${why}); set WEBHOOK_ALLOW_PRIVATE_TARGETS=true to allow`,
   final: true,

@@ -40,7 +40,7 @@ export const testSendTimeoutMs = (webhookTimeoutMs: number) => Math.min(webhookT
 export async function testWebhook(
   db: Db,
   input: { teamId: string; id: string; userId: string; eventType?: string },
-  opts: { timeoutMs: number; allowPrivateTargets: boolean; fetch?: typeof fetch },
+  opts: { timeoutMs: number; allowPrivateTargets: boolean; fetch?: typeof fetch; log?: { warn(fields: object, msg: string): void } },
 ) {
   const webhook = getWebhookRow(db, input.teamId, input.id)
   if (input.eventType !== undefined && !(EVENT_TYPES as readonly string[]).includes(input.eventType)) {
@@ -56,6 +56,8 @@ export async function testWebhook(
     { fetch: opts.fetch ?? fetch, timeoutMs: testSendTimeoutMs(opts.timeoutMs), allowPrivateTargets: opts.allowPrivateTargets },
   )
   const delivered = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
+  // The caller is told only that the target is not a reachable public address; why, for operators.
+  if (result.detail) opts.log?.warn({ webhookId: webhook.id, eventId: payload.eventId, error: result.error, detail: result.detail }, 'webhook test send refused')
   db.transaction((tx) => {
     // Deleted while the test was on the wire: the answer is still the caller's, there is no log to keep it in.
     if (!tx.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.id, webhook.id)).get()) return

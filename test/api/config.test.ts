@@ -5,7 +5,7 @@ test('every setting has the default docs/configuration.md lists', () => {
   expect(loadConfig({})).toEqual({
     port: 3000, host: '0.0.0.0', databasePath: './data/content.db', logLevel: 'info', allowPrivateTargets: false,
     dispatcherPollMs: 250, siteChangeQuietMs: 30_000, siteChangeMaxHoldMs: 1_800_000, webhookTimeoutMs: 30_000,
-    maxBodyBytes: 1_048_576, metricsPublic: false,
+    maxBodyBytes: 1_048_576, requestBodyTimeoutMs: 10_000, metricsPublic: false,
     dispatcherLeaseMs: undefined, dispatcherConcurrency: undefined, dispatcherPerWebhook: undefined, deliveryLogRetentionDays: 30,
   })
   // Set to the empty string is unset, as in a systemd `Environment=PORT=`.
@@ -16,12 +16,12 @@ test('good values are read as given', () => {
   const config = loadConfig({
     PORT: '0', HOST: '::1', LOG_LEVEL: 'Silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'TRUE', METRICS_PUBLIC: 'false', WEBHOOK_TIMEOUT_MS: '300',
     DISPATCHER_LEASE_MS: '800', DISPATCHER_CONCURRENCY: '8', DISPATCHER_PER_WEBHOOK: '2', SITE_CHANGE_QUIET_MS: '0', MAX_BODY_BYTES: '2048',
-    DELIVERY_LOG_RETENTION_DAYS: '0',
+    DELIVERY_LOG_RETENTION_DAYS: '0', REQUEST_BODY_TIMEOUT_MS: '250',
   })
   expect(config).toMatchObject({
     port: 0, host: '::1', logLevel: 'silent', allowPrivateTargets: true, metricsPublic: false, webhookTimeoutMs: 300,
     dispatcherLeaseMs: 800, dispatcherConcurrency: 8, dispatcherPerWebhook: 2, siteChangeQuietMs: 0, maxBodyBytes: 2048,
-    deliveryLogRetentionDays: 0,
+    deliveryLogRetentionDays: 0, requestBodyTimeoutMs: 250,
   })
 })
 
@@ -37,6 +37,7 @@ test('a value that is set but wrong is refused, naming the variable; never read 
     { LOG_LEVEL: 'verbose' }, { LOG_LEVEL: 'in fo' },
     { HOST: 'http://localhost' }, { HOST: '127.0.0.1:3000' }, { HOST: 'local host' }, { HOST: '999.1.1.1' }, { HOST: '10.0.0' }, { HOST: '127.0.0.01' },
     { NODE_EXTRA_CA_CERTS: '/no/such/ca.pem' },
+    { REQUEST_BODY_TIMEOUT_MS: '0' }, { REQUEST_BODY_TIMEOUT_MS: '10s' }, { REQUEST_BODY_TIMEOUT_MS: '9999999999' },
     { DELIVERY_LOG_RETENTION_DAYS: '-1' }, { DELIVERY_LOG_RETENTION_DAYS: '7d' }, { DELIVERY_LOG_RETENTION_DAYS: '36501' },
   ]
   for (const env of bad) {
