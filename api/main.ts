@@ -5,7 +5,8 @@
  */
 import { openDbOrExit } from '../db/client'
 import { warnIfExposed } from '../db/file-modes'
-import { createApp, errorResponse, serveApp } from './app'
+import { createApp, serveApp } from './app'
+import { errorResponse } from './http/error-mapping'
 import { receiveBody } from '../core/body'
 import { loadConfigOrExit } from '../core/config'
 import { createLogger } from '../core/log'
