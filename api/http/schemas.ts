@@ -15,7 +15,7 @@ export const ErrorBody = t.Object({
     description: 'A stable code (docs/errors.md#codes lists each): unauthorized, forbidden, not_found, malformed_json, invalid_body, payload_too_large, '
       + 'missing_id, sibling_id, not_content, invalid_id, bad_paging, bad_reference, bad_kind, missing_version, missing_snapshot_id, mismatch, '
       + 'protected_field, invalid_patch, invalid_document, invalid_name, unknown_content_type, unknown_locale, misplaced_field, invalid_slug, conflict, invalid_if_match, bad_expiry, '
-      + 'invalid_target, invalid_secret, invalid_event_type, delivery_in_progress, unsupported_media_type, method_not_allowed, busy, internal',
+      + 'invalid_target, invalid_secret, invalid_event_type, bad_window, delivery_in_progress, request_timeout, unsupported_media_type, method_not_allowed, busy, internal',
   }),
   message: t.String({ description: 'For people; may change' }),
   // Said here: Elysia sets it on a response schema the first time it checks one, and this object
