@@ -946,6 +946,10 @@ export interface components {
             id: string;
             /** @description Live on the site */
             published: boolean;
+            /** @description When a scheduled publish of the draft is due (RFC 3339, UTC); null when none is scheduled */
+            scheduledAt: string | null;
+            /** @description The `title` field (else the `name` field) of the team's default language, from the draft when there is one; null when it has neither as text */
+            title: string | null;
             /** @description The last write of the canonical or the draft */
             updatedAt: string;
         };
