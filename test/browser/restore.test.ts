@@ -1,7 +1,8 @@
 /**
  * Restore in Chromium against the real api: only `de` of an older version (every other locale
  * checked byte-identical through the API), the 403 path (disabled with the reason), the 409 paths
- * (a conflicting save keeps the typed text; a revoked snapshot's restore), and the team flags.
+ * (a conflicting save keeps the typed text; a snapshot revoked mid-restore), revoked and expired
+ * snapshots shown as such after a reload, and the team flags.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
@@ -118,17 +119,23 @@ test.skipIf(!!missing)('409: a conflicting save says so and keeps the typed text
   await page.close()
 }, 60_000)
 
-test.skipIf(!!missing)('409: a revoked snapshot cannot be restored from its share link; the reason is shown', async () => {
+test.skipIf(!!missing)('409: a snapshot revoked while its restore dialog is open is refused with the reason; after a reload its link shows it revoked and offers no restore', async () => {
   const snap = (await s.ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: ID, name: 'to revoke' } })).body
-  await s.ctx.call('POST', `/content/snapshots/revoke/${TEAM}`, { body: { id: snap.id } })
   const page = await s.page()
   await signIn(page, s.base, TOKENS.editor)
   await page.goto(`${s.base}/app/t/${TEAM}/share?id=${enc(snap.id)}`)
+  await page.getByText('active', { exact: true }).waitFor()
   await page.getByRole('button', { name: 'Restore into draft…' }).click()
+  await page.getByRole('dialog').getByRole('button', { name: 'Restore into draft' }).waitFor()
+  await s.ctx.call('POST', `/content/snapshots/revoke/${TEAM}`, { body: { id: snap.id } })
   await page.getByRole('dialog').getByRole('button', { name: 'Restore into draft' }).click()
   const alert = page.getByRole('dialog').getByRole('alert')
   await alert.waitFor()
   expect(await alert.textContent()).toMatch(/revoked.*HTTP 409/i)
+  await page.reload()
+  await page.getByText('revoked', { exact: true }).waitFor()
+  expect(await page.getByRole('article').textContent()).toContain('This snapshot is revoked: it cannot be restored.')
+  expect(await page.getByRole('button', { name: 'Restore into draft…' }).isDisabled()).toBe(true)
   await page.close()
 }, 60_000)
 
@@ -163,6 +170,21 @@ test.skipIf(!!missing)('snapshots: Share a version, open its link read-only, ren
   await renamed.getByText('revoked', { exact: true }).waitFor()
   expect(await renamed.textContent()).toContain('This snapshot is revoked: it cannot be restored.')
   expect(await renamed.getByRole('button', { name: /^Restore/ }).isDisabled()).toBe(true)
+
+  // After a reload the drawer still lists it, revoked, and an expired one as expired: neither restores.
+  const brief = (await s.ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: ID, name: 'brief', expiresAt: new Date(Date.now() + 1000).toISOString() } })).body
+  expect(brief.status).toBe('active')
+  await Bun.sleep(1100)
+  await page.reload()
+  await page.getByRole('button', { name: 'History' }).click()
+  for (const [name, status] of [['renamed', 'revoked'], ['brief', 'expired']] as const) {
+    const item = page.getByRole('listitem').filter({ hasText: name }).last()
+    await item.getByText(status, { exact: true }).waitFor()
+    expect(await item.textContent()).toContain(`This snapshot is ${status}: it cannot be restored.`)
+    expect(await item.getByRole('button', { name: /^Restore/ }).isDisabled()).toBe(true)
+    expect(await item.getByRole('button', { name: 'Revoke' }).count()).toBe(0)
+  }
+  expect(await page.getByRole('listitem').filter({ hasText: 'renamed' }).last().textContent()).toMatch(/revoked .*\d/)
   await page.close()
 }, 60_000)
 
