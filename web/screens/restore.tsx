@@ -33,6 +33,12 @@ export function RestoreDialog({ teamId, docId, team, source, open, onOpenChange,
   }, [open, teamId, docId, sourceKey(source)])
   const carried = Object.keys(data.data?.body?.locales ?? {})
   const taken = all ? carried : chosen
+  /** What to know about a language before ticking it, in one parenthesis. */
+  const notes = (l: string) => {
+    const inDraft = Object.hasOwn(data.data?.draft?.locales ?? {}, l)
+    const n = [carried.includes(l) ? '' : inDraft ? 'not in source: restoring it removes it from the draft' : 'not in source', data.data?.dirty.includes(l) ? 'unpublished changes in draft' : ''].filter(Boolean)
+    return n.length ? ` (${n.join('; ')})` : ''
+  }
   const locales = all ? null : chosen
 
   /** Restores over the draft whose ETag is `etag` (none: there was no draft when it was read). */
@@ -83,7 +89,7 @@ export function RestoreDialog({ teamId, docId, team, source, open, onOpenChange,
               {team.locales.map((l) => (
                 <label key={l}>
                   <input type="checkbox" disabled={all} checked={chosen.includes(l)} onChange={(e) => setChosen((c) => (e.target.checked ? [...c, l] : c.filter((x) => x !== l)))} />{' '}
-                  {l}{carried.includes(l) ? '' : ' (not in source)'}{data.data!.dirty.includes(l) ? ' (dirty in draft)' : ''}
+                  {l}{notes(l)}
                 </label>
               ))}
             </div>
