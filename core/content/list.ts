@@ -40,6 +40,9 @@ export const LIST_COLLECTION_IDS_SQL = `SELECT DISTINCT canonical_id FROM docume
   WHERE team_id = $team AND collection = $collection AND canonical_id > $after AND kind IN ('canonical', 'draft') AND deleted_at IS NULL
   ORDER BY canonical_id LIMIT $limit`
 
+/** The scheduled publishes of a page's ids: a schedule is keyed by (team, document id), so one primary-key probe per row. */
+export const LIST_SCHEDULES_SQL = 'SELECT document_id, publish_at FROM schedules WHERE team_id = ? AND document_id IN (SELECT value FROM json_each(?))'
+
 /**
  * One page of the team's documents in canonical id order, after `after` (exclusive), optionally
  * of one collection. Soft-deleted documents are left out, as reads leave them out.
@@ -62,9 +65,7 @@ export function listDocuments(db: Db, teamId: string, opts: { collection?: strin
        coalesce(json_extract(body, $title), json_extract(body, $name)) AS title
      FROM documents WHERE team_id = $team AND canonical_id IN (SELECT value FROM json_each($ids)) AND kind IN ('canonical', 'draft') AND deleted_at IS NULL`,
   ).all({ team: teamId, ids, title: `${locale}.title`, name: `${locale}.name` }) as Row[]
-  // A schedule is keyed by (team, document id): one primary-key probe per row of the page.
-  const scheduled = new Map((c.query('SELECT document_id, publish_at FROM schedules WHERE team_id = ? AND document_id IN (SELECT value FROM json_each(?))')
-    .values(teamId, ids) as [string, number][]).map(([id, at]) => [id, new Date(at).toISOString()]))
+  const scheduled = new Map((c.query(LIST_SCHEDULES_SQL).values(teamId, ids) as [string, number][]).map(([id, at]) => [id, new Date(at).toISOString()]))
   const byId = new Map<string, { canonical?: Row; draft?: Row }>()
   for (const row of rows) {
     const entry = byId.get(row.canonical_id) ?? {}

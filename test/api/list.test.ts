@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, enc, TEAM, TOKENS, type TestContext } from '../helpers'
 import { ok } from '../core/restore/fixtures'
+import { LIST_SCHEDULES_SQL } from '../../core/content/list'
 
 let ctx: TestContext
 const list = (query = '', token = TOKENS.editor) => ctx.call('GET', `/content/list/${TEAM}${query}`, { token })
@@ -110,4 +111,10 @@ test('each row carries its title in the default language (from the draft, else t
   expect((await list(`?pageSize=1&after=${enc('pages/old')}`)).body.rows).toMatchObject([{ id: 'pages/t1', title: 'Draft title', scheduledAt: publishAt }])
   await ok(ctx.call('POST', `/content/unschedule/${TEAM}`, { body: { ids: ['pages/t1'] } }))
   expect((await list(`?pageSize=1&after=${enc('pages/old')}`)).body.rows[0].scheduledAt).toBeNull()
+})
+
+test('the scheduled times of a page are read by primary key, whatever the number of schedules', () => {
+  const plan = (ctx.db.$client.query(`EXPLAIN QUERY PLAN ${LIST_SCHEDULES_SQL}`).all(TEAM, '["pages/a"]') as { detail: string }[]).map((r) => r.detail).join(' | ')
+  expect(plan).toContain('SEARCH schedules USING INDEX sqlite_autoindex_schedules_1 (team_id=? AND document_id=?)')
+  expect(plan).not.toMatch(/SCAN schedules/)
 })
