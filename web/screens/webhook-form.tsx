@@ -85,7 +85,7 @@ export function WebhookForm({ teamId, hook, onSaved }: { teamId: string; hook?: 
       <label htmlFor="wh-secret">{hook ? `New signing secret (optional; the current one ends in ${hook.secretLast4})` : 'Signing secret (optional: leave empty and one is generated)'}</label>
       <input id="wh-secret" type="password" autoComplete="new-password" aria-describedby="wh-secret-form" value={secret} onChange={(e) => setSecret(e.target.value)} />
       <p id="wh-secret-form" className="hint">{scheme === 'standard-webhooks'
-        ? <>Standard Webhooks needs a secret of the form <code>whsec_</code> followed by the base64 of at least 24 random bytes, e.g. from <code>echo "whsec_$(openssl rand -base64 32)"</code>. Leave it empty to get one generated.{hook && hook.signatureScheme !== 'standard-webhooks' ? ' Switching to it without entering one gives this webhook a new whsec_ secret, shown once.' : ''}</>
+        ? <>Standard Webhooks needs a secret of the form <code>whsec_</code> followed by the base64 of at least 24 random bytes, e.g. from <code>echo "whsec_$(openssl rand -base64 32)"</code>. Leave it empty to get one generated.{hook && hook.signatureScheme !== 'standard-webhooks' ? ' Switching to it without entering one gives this webhook a new whsec_ secret, shown once (unless its current secret already has that form).' : ''}</>
         : <>Any text of 32 to 500 characters without spaces.</>}</p>
       <ErrorNote error={error} />
       <div className="actions"><button type="submit" className="primary" disabled={busy}>{hook ? 'Save webhook' : 'Create webhook'}</button></div>
