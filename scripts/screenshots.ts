@@ -25,10 +25,13 @@ try {
     await call('POST', `/content/publish/${TEAM}`, { ids: [ID] })
   }
   await call('POST', `/content/snapshots/${TEAM}`, { documentId: ID, name: 'Before the rebrand' })
+  const withdrawn = (await call('POST', `/content/snapshots/${TEAM}`, { documentId: ID, name: 'Draft for legal review' })).body
+  await call('POST', `/content/snapshots/revoke/${TEAM}`, { id: withdrawn.id })
   await call('POST', `/content/${TEAM}`, { id: `${ID}/draft`, contentType: 'page', fields: base.fields, locales: { en: { title: 'About our team', slug: 'about' }, de: { title: 'Wer wir sind', slug: 'wer-wir-sind' }, fr: { title: 'À propos', slug: 'a-propos' } } })
   await call('POST', `/content/${TEAM}`, { id: 'pages/contact/draft', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'Contact', slug: 'contact' } } })
   await call('POST', `/content/archive/${TEAM}`, { ids: ['products/anvil'] })
-  await call('POST', `/teams/${TEAM}/webhooks`, { label: 'Marketing site', provider: 'custom', target: s.rx.url, events: ['content.published', 'content.unpublished'] })
+  await call('POST', `/content/schedule/${TEAM}`, { id: 'pages/contact', publishAt: new Date(Date.now() + 2 * 86_400_000).toISOString() })
+  await call('POST', `/teams/${TEAM}/webhooks`, { label: 'Marketing site', provider: 'custom', target: s.rx.url, events: ['content.published', 'content.unpublished'], signatureScheme: 'standard-webhooks' })
   await call('POST', `/teams/${TEAM}/webhooks`, { label: 'Netlify rebuild', provider: 'netlify', target: 'https://api.netlify.com/build_hooks/5f1e2d3c4b5a69788796a5b4', events: ['site.changed'] })
 
   for (const width of [1280, 390]) {
@@ -42,7 +45,7 @@ try {
     await page.getByRole('heading', { name: 'Demo tokens' }).waitFor()
     await shot('sign-in')
     await signIn(page, s.base, 'tok-editor')
-    await page.getByRole('link', { name: ID }).waitFor()
+    await page.getByText(ID, { exact: true }).waitFor()
     await shot('documents')
     await page.goto(`${s.base}/app/t/${TEAM}/edit?id=${encodeURIComponent(ID)}`)
     await page.getByRole('tab', { name: /^de/ }).click()
@@ -64,6 +67,14 @@ try {
     await page.goto(`${s.base}/app/t/${TEAM}/webhooks`)
     await page.getByRole('heading', { name: 'Marketing site' }).waitFor()
     await shot('webhooks')
+    await page.getByRole('button', { name: 'Edit Marketing site' }).click()
+    await page.getByRole('dialog', { name: /^Edit webhook/ }).getByLabel(/^New signing secret/).scrollIntoViewIfNeeded()
+    await shot('webhook-edit')
+    await page.keyboard.press('Escape')
+    await page.getByRole('button', { name: 'Recover failed deliveries of Marketing site' }).click()
+    await page.getByRole('dialog', { name: /^Recover failed deliveries/ }).getByRole('button', { name: 'Recover failed deliveries' }).click()
+    await page.getByText(/Nothing to recover|Queued/).waitFor()
+    await shot('webhook-recover')
     await page.close()
   }
 } finally {

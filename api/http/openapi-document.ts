@@ -44,7 +44,7 @@ import { BatchIds, JsonPatch, JsonPatchOperation, ScheduledPublish, ScheduleRequ
 import { HistoryResponse, HistorySnapshot } from '../history/model'
 import { Health } from '../ops/model'
 import { ApplySnapshotRequest, ProblemBody, RestoreRequest, RestoreResult, RevisionRestoreRequest, SnapshotRestoreRequest } from '../restore/model'
-import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotRecord } from '../snapshots/model'
+import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotList, SnapshotListItem, SnapshotRecord } from '../snapshots/model'
 import { ContentIndexDefinition, ContentIndexResult, ContentIndexState, ContentTypeDefinition, ContentTypeInput, ContentTypeResult, LocalesInput, LocalizationInput, Me, MyTeam, TeamFeatures, TeamLocales } from '../../core/teams/model'
 import { VersionPage, VersionRow } from '../versions/model'
 import {
@@ -183,7 +183,7 @@ const NAMED: Record<string, Json> = Object.fromEntries([
   VersionRow, VersionPage, SnapshotRecord, WebhookCreate, WebhookRecord, WebhookWithSecret, TestResult, AttemptView, DeliveryView, ProblemBody,
   EventPayload, DocumentSummary, DocumentList, HistoryResponse, HistorySnapshot,
   BatchIds, PublishInput, ScheduleRequest, ScheduledPublish, RestoreRequest, RevisionRestoreRequest, SnapshotRestoreRequest, ApplySnapshotRequest, RestoreResult,
-  CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, WebhookPatch, RedeliveryAccepted, RecoverRequest, RecoverAccepted,
+  CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotList, SnapshotListItem, WebhookPatch, RedeliveryAccepted, RecoverRequest, RecoverAccepted,
   LocalesInput, LocalizationInput, TeamLocales, ContentTypeInput, ContentTypeResult, ContentIndexDefinition, ContentIndexResult, ContentTypeDefinition, ContentIndexState,
   JsonRpcMessage, JsonRpcAnswer, Health, Me, MyTeam, TeamFeatures,
 ].map((schema) => [schema.title as string, schema]))

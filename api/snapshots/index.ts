@@ -1,10 +1,13 @@
-/** Snapshot routes of contract.md: create, rename, revoke. Restoring one lives in `api/restore`. */
+/**
+ * Snapshot routes of contract.md (create, rename, revoke) and ours: the list of a document's
+ * snapshots whatever their status (History lists active ones only). Restoring one lives in `api/restore`.
+ */
 import { Elysia, t } from 'elysia'
 import { authGuard } from '../http/auth-guard'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../http/schemas'
-import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotRecord } from './model'
-import { createSnapshot, renameSnapshot, revokeSnapshot } from '../../core/snapshots/service'
+import { CreateSnapshotInput, RenameSnapshotInput, RevokeSnapshotInput, SnapshotList, SnapshotRecord } from './model'
+import { createSnapshot, listSnapshots, renameSnapshot, revokeSnapshot } from '../../core/snapshots/service'
 
 const team = t.Object({ activeTeam: t.String({ maxLength: 200 }) })
 const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody }
@@ -12,6 +15,18 @@ const errors = { 400: ErrorBody, 401: ErrorBody, 403: ErrorBody, 404: ErrorBody 
 export function snapshotRoutes({ db }: AppDeps) {
   return new Elysia({ detail: { tags: ['snapshots'] } })
     .use(authGuard(db))
+    .get(
+      '/content/snapshots/:activeTeam',
+      ({ params, query }) => listSnapshots(db, params.activeTeam, query.documentId || undefined),
+      {
+        requires: ['EditContent'],
+        params: team,
+        // Checked by the service, so a missing one is `400 missing_id` as elsewhere; unknown parameters are ignored.
+        query: t.Object({ documentId: t.Optional(t.String({ maxLength: 512, description: 'Canonical id' })) }, { additionalProperties: true }),
+        response: { 200: SnapshotList, ...errors },
+        detail: { summary: "Every snapshot of a document with its status (active, expired, revoked), newest first; History lists the active ones only" },
+      },
+    )
     .post(
       '/content/snapshots/:activeTeam',
       ({ params, body, set, caller }) => {

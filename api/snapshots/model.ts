@@ -26,3 +26,13 @@ export const CreateSnapshotInput = t.Object(
 )
 export const RenameSnapshotInput = t.Object({ name: t.Union([t.String({ maxLength: 200 }), t.Null()]) }, { additionalProperties: false, title: 'SnapshotRename' })
 export const RevokeSnapshotInput = t.Object({ id: t.String({ maxLength: 700, description: 'Snapshot id' }) }, { additionalProperties: false, title: 'SnapshotRevoke' })
+
+/** A row of `GET /content/snapshots`: the record, the languages it carries, and when it was revoked. */
+export const SnapshotListItem = t.Composite([SnapshotRecord, t.Object({
+  locales: t.Array(t.String(), { description: 'The languages the snapshot carries' }),
+  revokedAt: t.Union([t.String(), t.Null()], { description: 'When it was revoked (ISO 8601, UTC); null when it was not' }),
+})], { title: 'SnapshotListItem' })
+export const SnapshotList = t.Object({
+  documentId: t.String({ description: 'Canonical id' }),
+  snapshots: t.Array(SnapshotListItem, { description: 'Every snapshot of the document, active, expired or revoked, newest first' }),
+}, { additionalProperties: false, title: 'SnapshotList' })

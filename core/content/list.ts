@@ -23,6 +23,7 @@ interface Row {
   archived: number
   dirty: string | null
   updated_at: string
+  title: unknown
 }
 
 /** The ids of one page of the whole team, through `documents_canonical`. */
@@ -39,6 +40,9 @@ export const LIST_COLLECTION_IDS_SQL = `SELECT DISTINCT canonical_id FROM docume
   WHERE team_id = $team AND collection = $collection AND canonical_id > $after AND kind IN ('canonical', 'draft') AND deleted_at IS NULL
   ORDER BY canonical_id LIMIT $limit`
 
+/** The scheduled publishes of a page's ids: a schedule is keyed by (team, document id), so one primary-key probe per row. */
+export const LIST_SCHEDULES_SQL = 'SELECT document_id, publish_at FROM schedules WHERE team_id = ? AND document_id IN (SELECT value FROM json_each(?))'
+
 /**
  * One page of the team's documents in canonical id order, after `after` (exclusive), optionally
  * of one collection. Soft-deleted documents are left out, as reads leave them out.
@@ -51,11 +55,17 @@ export function listDocuments(db: Db, teamId: string, opts: { collection?: strin
   ) as [string][]).map(([id]) => id)
   const hasMore = found.length > opts.pageSize
   const page = found.slice(0, opts.pageSize)
+  const ids = JSON.stringify(page)
+  // The title is read in the team's default language: the language every document must have.
+  const team = c.query('SELECT default_locale FROM teams WHERE id = ?').get(teamId) as { default_locale: string } | null
+  const locale = `$.locales."${(team?.default_locale ?? '').replace(/"/g, '')}"`
   const rows = c.query(
     `SELECT canonical_id, kind, collection, json_extract(body, '$.contentType') AS content_type, published, archived,
-       json_extract(body, '$.__dirtyLocales') AS dirty, updated_at
-     FROM documents WHERE team_id = ? AND canonical_id IN (SELECT value FROM json_each(?)) AND kind IN ('canonical', 'draft') AND deleted_at IS NULL`,
-  ).all(teamId, JSON.stringify(page)) as Row[]
+       json_extract(body, '$.__dirtyLocales') AS dirty, updated_at,
+       coalesce(json_extract(body, $title), json_extract(body, $name)) AS title
+     FROM documents WHERE team_id = $team AND canonical_id IN (SELECT value FROM json_each($ids)) AND kind IN ('canonical', 'draft') AND deleted_at IS NULL`,
+  ).all({ team: teamId, ids, title: `${locale}.title`, name: `${locale}.name` }) as Row[]
+  const scheduled = new Map((c.query(LIST_SCHEDULES_SQL).values(teamId, ids) as [string, number][]).map(([id, at]) => [id, new Date(at).toISOString()]))
   const byId = new Map<string, { canonical?: Row; draft?: Row }>()
   for (const row of rows) {
     const entry = byId.get(row.canonical_id) ?? {}
@@ -75,6 +85,8 @@ export function listDocuments(db: Db, teamId: string, opts: { collection?: strin
       draft: draft !== undefined,
       dirtyLocales: draft?.dirty ? (JSON.parse(draft.dirty) as string[]) : [],
       updatedAt: [canonical?.updated_at, draft?.updated_at].filter((x): x is string => x !== undefined).sort().at(-1)!,
+      title: typeof shown.title === 'string' ? shown.title : null,
+      scheduledAt: scheduled.get(id) ?? null,
     }]
   })
   return { rows: summaries, hasMore, nextAfter: hasMore ? page.at(-1)! : null }

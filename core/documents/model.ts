@@ -106,6 +106,8 @@ export const DocumentSummary = t.Object({
   draft: t.Boolean({ description: 'A draft exists (`<id>/draft`); a document that was never saved as a canonical has only a draft' }),
   dirtyLocales: t.Array(t.String(), { description: "The draft's locales that differ from what is live (empty without a draft)" }),
   updatedAt: t.String({ description: 'The last write of the canonical or the draft' }),
+  title: t.Union([t.String(), t.Null()], { description: "The `title` field (else the `name` field) of the team's default language, from the draft when there is one; null when it has neither as text" }),
+  scheduledAt: t.Union([t.String(), t.Null()], { description: 'When a scheduled publish of the draft is due (RFC 3339, UTC); null when none is scheduled' }),
 }, { additionalProperties: false, title: 'DocumentSummary' })
 export type DocumentSummary = Static<typeof DocumentSummary>
 

@@ -157,3 +157,32 @@ export function activeSnapshots(conn: Conn, teamId: string, documentId: string, 
     .all()
     .filter((row) => snapshotStatus(row, now) === 'active')
 }
+
+/** A snapshot as the document's full list shows it: its record, its languages and when it was revoked. */
+export interface ListedSnapshot extends SnapshotRecord {
+  locales: string[]
+  revokedAt: string | null
+}
+
+/**
+ * Every snapshot of a document, active or not, newest first: what History leaves out (it lists
+ * active ones only) so that an app can still show a revoked or expired one for what it is.
+ * The document must exist (a canonical or a draft), as for History.
+ */
+export function listSnapshots(db: Db, teamId: string, documentId: string | undefined, now = new Date()): { documentId: string; snapshots: ListedSnapshot[] } {
+  if (!documentId) throw badRequest('missing_id', 'Query parameter `documentId` is required.')
+  if (parseId(documentId).kind !== 'canonical') throw badRequest('sibling_id', '`documentId` names a sibling; pass the canonical id.')
+  if (!isValidCanonicalId(documentId)) throw badRequest('invalid_id', '`documentId` is not a valid canonical id.')
+  if (!loadLive(db, teamId, documentId) && !loadLive(db, teamId, draftId(documentId))) throw notFound('Document not found.')
+  const rows = db.select().from(snapshots)
+    .where(and(eq(snapshots.teamId, teamId), eq(snapshots.documentId, documentId)))
+    .orderBy(desc(snapshots.createdAt), desc(sql`rowid`))
+    .all()
+  return {
+    documentId,
+    snapshots: rows.map((row) => {
+      const body = loadDoc(db, teamId, row.id)?.body as { locales?: Record<string, unknown> } | undefined
+      return { ...toRecord(row, now), locales: Object.keys(body?.locales ?? {}), revokedAt: row.revokedAt }
+    }),
+  }
+}

@@ -54,7 +54,7 @@ test('no flag combination changes any endpoint answer', async () => {
     const answers: unknown[] = []
     const paths = [
       `/content/${TEAM}?id=${ID}`, `/content/${TEAM}?id=${ID}/draft`, `/content/list/${TEAM}`, `/content/history/${TEAM}?id=${ID}`,
-      `/content/versions/${TEAM}?id=${ID}`, `/teams/${TEAM}/locales`, `/teams/${TEAM}/content-types`,
+      `/content/versions/${TEAM}?id=${ID}`, `/teams/${TEAM}/locales`, `/teams/${TEAM}/content-types`, `/content/snapshots/${TEAM}?documentId=pages/home`,
     ]
     for (const path of paths) {
       const res = await ctx.call('GET', path, { token: TOKENS.translator })

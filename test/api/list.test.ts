@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, enc, TEAM, TOKENS, type TestContext } from '../helpers'
 import { ok } from '../core/restore/fixtures'
+import { LIST_SCHEDULES_SQL } from '../../core/content/list'
 
 let ctx: TestContext
 const list = (query = '', token = TOKENS.editor) => ctx.call('GET', `/content/list/${TEAM}${query}`, { token })
@@ -37,7 +38,7 @@ test('one row per canonical id, in id order, with its state; deleted documents a
   const rows = res.body.rows as any[]
   expect(rows.map((r) => r.id)).toEqual(['pages/a', 'pages/b', 'pages/c', 'pages/home', 'pages/old', 'products/p1'])
   const row = (id: string) => rows.find((r) => r.id === id)
-  expect(row('pages/a')).toEqual({ id: 'pages/a', contentType: 'page', collection: 'pages', published: true, archived: false, draft: true, dirtyLocales: ['de'], updatedAt: expect.any(String) })
+  expect(row('pages/a')).toEqual({ id: 'pages/a', contentType: 'page', collection: 'pages', published: true, archived: false, draft: true, dirtyLocales: ['de'], updatedAt: expect.any(String), title: 'a', scheduledAt: null })
   expect(row('pages/b')).toMatchObject({ published: false, archived: false, draft: false, dirtyLocales: [] })
   expect(row('pages/c')).toMatchObject({ published: false, draft: true, dirtyLocales: ['en'] })
   expect(row('pages/home')).toMatchObject({ published: true, draft: false })
@@ -88,4 +89,32 @@ test('bad paging is 400 bad_paging; a large pageSize is capped at 100; a 10 KB a
   expect((await ctx.call('GET', `/content/list/${TEAM}`, { token: null })).status).toBe(401)
   // Its own team lists its own documents only.
   expect((await ctx.call('GET', '/content/list/other', { token: TOKENS.outsider })).body.rows).toEqual([])
+})
+
+test('each row carries its title in the default language (from the draft, else the name field, else null) and when a publish is scheduled', async () => {
+  const post = (body: unknown) => ctx.call('POST', `/content/${TEAM}`, { body })
+  // The draft's title wins over the live one; a title only in another language is no title.
+  await ok(post({ ...page('pages/t1', 'Live title'), id: 'pages/t1' }))
+  await ok(post({ ...page('pages/t1', 'Draft title'), id: 'pages/t1/draft' }))
+  await ok(post({ id: 'pages/t2', contentType: 'page', fields: { parent: null }, locales: { en: { slug: 't2' }, de: { title: 'Nur deutsch', slug: 't2' } } }))
+  await ok(post({ id: 'pages/t3', contentType: 'page', fields: { parent: null }, locales: { en: { title: 42, slug: 't3' } } }))
+  const publishAt = new Date(Date.now() + 86_400_000).toISOString()
+  const sched = await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/t1', publishAt } })
+  expect(sched.status).toBe(201)
+  const rows = (await list('?collection=pages')).body.rows as any[]
+  const row = (id: string) => rows.find((r) => r.id === id)
+  expect(row('pages/t1')).toMatchObject({ title: 'Draft title', scheduledAt: publishAt })
+  expect(row('pages/t2')).toMatchObject({ title: null, scheduledAt: null })
+  expect(row('pages/t3').title).toBeNull() // not text
+  expect((await list('?collection=products')).body.rows[0]).toMatchObject({ id: 'products/p1', title: 'One', scheduledAt: null })
+  // Both on a keyset page of one row too, and gone again after an unschedule.
+  expect((await list(`?pageSize=1&after=${enc('pages/old')}`)).body.rows).toMatchObject([{ id: 'pages/t1', title: 'Draft title', scheduledAt: publishAt }])
+  await ok(ctx.call('POST', `/content/unschedule/${TEAM}`, { body: { ids: ['pages/t1'] } }))
+  expect((await list(`?pageSize=1&after=${enc('pages/old')}`)).body.rows[0].scheduledAt).toBeNull()
+})
+
+test('the scheduled times of a page are read by primary key, whatever the number of schedules', () => {
+  const plan = (ctx.db.$client.query(`EXPLAIN QUERY PLAN ${LIST_SCHEDULES_SQL}`).all(TEAM, '["pages/a"]') as { detail: string }[]).map((r) => r.detail).join(' | ')
+  expect(plan).toContain('SEARCH schedules USING INDEX sqlite_autoindex_schedules_1 (team_id=? AND document_id=?)')
+  expect(plan).not.toMatch(/SCAN schedules/)
 })

@@ -41,7 +41,8 @@ test('restore routes document their request body and every answer', async () => 
 
 test('snapshot and history routes are documented', async () => {
   const { paths, components } = (await ctx.call('GET', '/swagger/json')).body
-  expect(Object.keys(paths['/content/snapshots/{activeTeam}']).sort()).toEqual(['patch', 'post'])
+  expect(Object.keys(paths['/content/snapshots/{activeTeam}']).sort()).toEqual(['get', 'patch', 'post'])
+  expect(paths['/content/snapshots/{activeTeam}'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/SnapshotList' })
   expect(paths['/content/snapshots/revoke/{activeTeam}'].post.responses).toHaveProperty('200')
   expect(paths['/content/history/{activeTeam}'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/History' })
   expect(Object.keys(components.schemas.History.properties).sort()).toEqual(['draft', 'id', 'scheduled', 'snapshots', 'versions'])

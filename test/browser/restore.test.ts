@@ -1,7 +1,8 @@
 /**
  * Restore in Chromium against the real api: only `de` of an older version (every other locale
  * checked byte-identical through the API), the 403 path (disabled with the reason), the 409 paths
- * (a conflicting save keeps the typed text; a revoked snapshot's restore), and the team flags.
+ * (a conflicting save keeps the typed text; a snapshot revoked mid-restore), revoked and expired
+ * snapshots shown as such after a reload, and the team flags.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
@@ -118,17 +119,59 @@ test.skipIf(!!missing)('409: a conflicting save says so and keeps the typed text
   await page.close()
 }, 60_000)
 
-test.skipIf(!!missing)('409: a revoked snapshot cannot be restored from its share link; the reason is shown', async () => {
+test.skipIf(!!missing)('409: the draft saved elsewhere while the restore dialog is open is refused with "save pending edits and retry"; re-read and retry restores the same locales over it', async () => {
+  const RACE = 'pages/race'
+  const doc = (sku: string, en: string, de: string, fr: string) => ({ id: RACE, contentType: 'page', fields: { parent: null, sku }, locales: { en: { title: en, slug: 'x' }, de: { title: de, slug: 'x' }, fr: { title: fr, slug: 'x' } } })
+  await s.ctx.call('POST', `/content/${TEAM}`, { body: doc('r1', 'Old', 'Alt', 'Vieux') })
+  await s.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [RACE] } })
+  await s.ctx.call('POST', `/content/${TEAM}`, { body: { ...doc('r2', 'New', 'Neu', 'Nouveau'), id: `${RACE}/draft` } })
+  await s.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [RACE] } })
+  await s.ctx.call('POST', `/content/${TEAM}`, { body: { ...doc('r2', 'Draft', 'Entwurf', 'Brouillon'), id: `${RACE}/draft` } })
+  const page = await s.page()
+  await signIn(page, s.base, TOKENS.editor)
+  await page.goto(`${s.base}/app/t/${TEAM}/edit?id=${enc(RACE)}`)
+  await page.getByRole('button', { name: 'History' }).click()
+  await page.getByRole('list', { name: 'Published Versions' }).getByRole('listitem').nth(1).getByRole('button', { name: /^Restore/ }).click()
+  const dialog = page.getByRole('dialog', { name: /^Restore/ })
+  await dialog.getByText('This source carries').waitFor()
+  await dialog.getByLabel('Pick locales').check()
+  await dialog.getByRole('checkbox', { name: /^de/ }).check()
+  await dialog.getByRole('checkbox', { name: /^fr/ }).check()
+  // Meanwhile someone saves the draft (a change in en and de).
+  const draft = (await s.ctx.call('GET', `/content/${TEAM}?id=${RACE}/draft`)).body
+  await s.ctx.call('POST', `/content/${TEAM}`, { body: { id: `${RACE}/draft`, contentType: 'page', fields: draft.fields, locales: { ...draft.locales, en: { title: 'Saved meanwhile', slug: 'x' }, de: { title: 'Inzwischen', slug: 'x' } } } })
+  await dialog.getByRole('button', { name: 'Restore into draft' }).click()
+  const alert = dialog.getByRole('alert')
+  await alert.waitFor()
+  expect(await alert.textContent()).toMatch(/Save your pending edits.*retry.*HTTP 409/)
+  // Nothing was written: the draft is the one saved meanwhile.
+  expect((await s.ctx.call('GET', `/content/${TEAM}?id=${RACE}/draft`)).body.locales.de.title).toBe('Inzwischen')
+  await dialog.getByRole('button', { name: 'Re-read and retry with the same locales' }).click()
+  await dialog.getByText('Restored into the draft. Nothing was published.').waitFor()
+  const after = (await s.ctx.call('GET', `/content/${TEAM}?id=${RACE}/draft`)).body
+  expect({ en: after.locales.en.title, de: after.locales.de.title, fr: after.locales.fr.title, sku: after.fields.sku }).toEqual({ en: 'Saved meanwhile', de: 'Alt', fr: 'Vieux', sku: 'r1' })
+  expect(await dialog.getByRole('checkbox', { name: /^de/ }).isChecked()).toBe(true)
+  expect(await dialog.getByRole('checkbox', { name: /^en/ }).isChecked()).toBe(false)
+  await page.close()
+}, 60_000)
+
+test.skipIf(!!missing)('409: a snapshot revoked while its restore dialog is open is refused with the reason; after a reload its link shows it revoked and offers no restore', async () => {
   const snap = (await s.ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: ID, name: 'to revoke' } })).body
-  await s.ctx.call('POST', `/content/snapshots/revoke/${TEAM}`, { body: { id: snap.id } })
   const page = await s.page()
   await signIn(page, s.base, TOKENS.editor)
   await page.goto(`${s.base}/app/t/${TEAM}/share?id=${enc(snap.id)}`)
+  await page.getByText('active', { exact: true }).waitFor()
   await page.getByRole('button', { name: 'Restore into draft…' }).click()
+  await page.getByRole('dialog').getByRole('button', { name: 'Restore into draft' }).waitFor()
+  await s.ctx.call('POST', `/content/snapshots/revoke/${TEAM}`, { body: { id: snap.id } })
   await page.getByRole('dialog').getByRole('button', { name: 'Restore into draft' }).click()
   const alert = page.getByRole('dialog').getByRole('alert')
   await alert.waitFor()
   expect(await alert.textContent()).toMatch(/revoked.*HTTP 409/i)
+  await page.reload()
+  await page.getByText('revoked', { exact: true }).waitFor()
+  expect(await page.getByRole('article').textContent()).toContain('This snapshot is revoked: it cannot be restored.')
+  expect(await page.getByRole('button', { name: 'Restore into draft…' }).isDisabled()).toBe(true)
   await page.close()
 }, 60_000)
 
@@ -163,6 +206,21 @@ test.skipIf(!!missing)('snapshots: Share a version, open its link read-only, ren
   await renamed.getByText('revoked', { exact: true }).waitFor()
   expect(await renamed.textContent()).toContain('This snapshot is revoked: it cannot be restored.')
   expect(await renamed.getByRole('button', { name: /^Restore/ }).isDisabled()).toBe(true)
+
+  // After a reload the drawer still lists it, revoked, and an expired one as expired: neither restores.
+  const brief = (await s.ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: ID, name: 'brief', expiresAt: new Date(Date.now() + 1000).toISOString() } })).body
+  expect(brief.status).toBe('active')
+  await Bun.sleep(1100)
+  await page.reload()
+  await page.getByRole('button', { name: 'History' }).click()
+  for (const [name, status] of [['renamed', 'revoked'], ['brief', 'expired']] as const) {
+    const item = page.getByRole('listitem').filter({ hasText: name }).last()
+    await item.getByText(status, { exact: true }).waitFor()
+    expect(await item.textContent()).toContain(`This snapshot is ${status}: it cannot be restored.`)
+    expect(await item.getByRole('button', { name: /^Restore/ }).isDisabled()).toBe(true)
+    expect(await item.getByRole('button', { name: 'Revoke' }).count()).toBe(0)
+  }
+  expect(await page.getByRole('listitem').filter({ hasText: 'renamed' }).last().textContent()).toMatch(/revoked .*\d/)
   await page.close()
 }, 60_000)
 

@@ -235,7 +235,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Every snapshot of a document with its status (active, expired, revoked), newest first; History lists the active ones only
+         * @description Needs the capability `EditContent` in the team of the path.
+         */
+        get: operations["getContentSnapshotsByActiveTeam"];
         put?: never;
         /**
          * Snapshot the draft (or the canonical when there is no draft), or the Published Version `version` names
@@ -946,6 +950,10 @@ export interface components {
             id: string;
             /** @description Live on the site */
             published: boolean;
+            /** @description When a scheduled publish of the draft is due (RFC 3339, UTC); null when none is scheduled */
+            scheduledAt: string | null;
+            /** @description The `title` field (else the `name` field) of the team's default language, from the draft when there is one; null when it has neither as text */
+            title: string | null;
             /** @description The last write of the canonical or the draft */
             updatedAt: string;
         };
@@ -1224,6 +1232,30 @@ export interface components {
             name?: string | null;
             /** @description A version reference of `documentId` (a version row): snapshot that Published Version instead of the draft */
             version?: string;
+        };
+        /** SnapshotList */
+        SnapshotList: {
+            /** @description Canonical id */
+            documentId: string;
+            /** @description Every snapshot of the document, active, expired or revoked, newest first */
+            snapshots: components["schemas"]["SnapshotListItem"][];
+        };
+        /** SnapshotListItem */
+        SnapshotListItem: {
+            /** @description ISO 8601, UTC */
+            createdAt: string;
+            createdBy: string;
+            /** @description Canonical id */
+            documentId: string;
+            expiresAt: string | null;
+            /** @description `<document_id>/snapshot/<token>` */
+            id: string;
+            /** @description The languages the snapshot carries */
+            locales: string[];
+            name: string | null;
+            /** @description When it was revoked (ISO 8601, UTC); null when it was not */
+            revokedAt: string | null;
+            status: "active" | "expired" | "revoked";
         };
         /** SnapshotRecord */
         SnapshotRecord: {
@@ -2715,6 +2747,98 @@ export interface operations {
             };
             /** @description A body (sent with any method but GET, a DELETE's too) that is not UTF-8 JSON, or has a Content-Encoding: `{error: "unsupported_media_type", message}` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected server error (logged): `{error: "internal", message}` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The database stayed locked by another write (e.g. a large seed) and the write did not happen; retry after `Retry-After` seconds: `{error: "busy", message}`. A batch the lock stops after its first item answers 200 instead, the items not done refused with a `busy: ...` reason */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getContentSnapshotsByActiveTeam: {
+        parameters: {
+            query?: {
+                /** @description Canonical id */
+                documentId?: string;
+            };
+            header?: never;
+            path: {
+                activeTeam: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnapshotList"];
+                };
+            };
+            /** @description Bad request: `{error, message}` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or unknown bearer token: `{error: "unauthorized", message}` */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` (RFC 6750): the scheme the api takes */
+                    "WWW-Authenticate": "Bearer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not a member of the team, or a capability is missing: `{error: "forbidden", message}` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body larger than MAX_BODY_BYTES: `{error: "payload_too_large", message}`. Beyond max(4 x MAX_BODY_BYTES, 8 MiB) the server refuses the upload itself: a 413 with no body */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -15,6 +15,12 @@ export function StatusBadge({ row }: { row: Pick<Row, 'archived' | 'published' |
   return <Badge tone="draft">Draft only</Badge>
 }
 
+/** A scheduled publish, beside the status: when the draft goes live. */
+export function ScheduledBadge({ at }: { at: string | null | undefined }) {
+  if (!at) return null
+  return <Badge tone="scheduled">Scheduled: <When at={at} /></Badge>
+}
+
 export function Documents({ teamId }: { teamId: string }) {
   const team = useTeam(teamId)
   const types = useLoad(() => ok(api.GET('/teams/{teamId}/content-types', { params: { path: { teamId } } })), [teamId])
@@ -41,7 +47,8 @@ export function Documents({ teamId }: { teamId: string }) {
   }
   useEffect(() => { void load(null) }, [teamId, collection])
 
-  const shown = rows.filter((r) => r.id.toLowerCase().includes(filter.trim().toLowerCase()))
+  const needle = filter.trim().toLowerCase()
+  const shown = rows.filter((r) => r.id.toLowerCase().includes(needle) || (r.title ?? '').toLowerCase().includes(needle))
   return (
     <section aria-labelledby="docs-title">
       <div className="toolbar">
@@ -54,27 +61,30 @@ export function Documents({ teamId }: { teamId: string }) {
           </select>
         </label>
         <label>
-          Filter by id{' '}
-          <input type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="e.g. pages/" />
+          Filter by id or title{' '}
+          <input type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="e.g. pages/ or Home" />
         </label>
       </div>
       <ErrorNote error={types.error ?? error} />
       {can(team, 'EditContent') && types.data && <NewDocument teamId={teamId} types={types.data} />}
       <table className="list">
         <caption className="sr-only">Documents of team {teamId}</caption>
-        <thead><tr><th scope="col">Id</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Updated</th></tr></thead>
+        <thead><tr><th scope="col">Document</th><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Updated</th></tr></thead>
         <tbody>
           {shown.map((r) => (
             <tr key={r.id}>
-              <td><Link href={editPath(teamId, r.id)}>{r.id}</Link></td>
+              <td>
+                <Link href={editPath(teamId, r.id)}>{r.title ?? r.id}</Link>
+                {r.title !== null && <div className="doc-id">{r.id}</div>}
+              </td>
               <td>{r.contentType}</td>
-              <td><StatusBadge row={r} /></td>
+              <td className="badges"><StatusBadge row={r} /> <ScheduledBadge at={r.scheduledAt} /></td>
               <td><When at={r.updatedAt} /></td>
             </tr>
           ))}
         </tbody>
       </table>
-      {!loading && shown.length === 0 && <p>No documents{filter ? ' match the filter' : ''}.</p>}
+      {!loading && shown.length === 0 && <p>No documents{filter ? ` with "${filter.trim()}" in their id or title among the ${rows.length} loaded` : ''}.</p>}
       {loading && <p role="status">Loading…</p>}
       {next && <button type="button" onClick={() => load(next)} disabled={loading}>Load more documents</button>}
     </section>

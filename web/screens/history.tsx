@@ -1,7 +1,8 @@
 /**
- * The History drawer (spec.md): the current draft, any scheduled publish, active snapshots
- * (team flag `snapshots`), then the Published Versions newest first with who and when, and
- * "Load more" (`nextStart`). The editor shows it only when the team flag `history` is on.
+ * The History drawer (spec.md): the current draft, any scheduled publish, the snapshots (team
+ * flag `snapshots`; every one with its status, from GET /content/snapshots, since History lists
+ * active ones only), then the Published Versions newest first with who and when, and "Load
+ * more" (`nextStart`). The editor shows it only when the team flag `history` is on.
  */
 import * as Dialog from '@radix-ui/react-dialog'
 import { useState } from 'react'
@@ -25,13 +26,19 @@ export function HistoryDrawer({ teamId, docId, published, onRestored, hasEdits }
   const [error, setError] = useState<unknown>(null)
   const [view, setView] = useState<View>(null)
   const [touched, setTouched] = useState<Record<string, Schemas['SnapshotRecord']>>({})
+  const [allSnapshots, setAllSnapshots] = useState<Schemas['SnapshotListItem'][] | null>(null)
   const showSnapshots = team.features.snapshots
 
   const load = async () => {
     setError(null)
     try {
-      const h = await ok(api.GET('/content/history/{activeTeam}', { params: { path: { activeTeam: teamId }, query: { id: docId } } }))
+      const [h, list] = await Promise.all([
+        ok(api.GET('/content/history/{activeTeam}', { params: { path: { activeTeam: teamId }, query: { id: docId } } })),
+        showSnapshots ? ok(api.GET('/content/snapshots/{activeTeam}', { params: { path: { activeTeam: teamId }, query: { documentId: docId } } })) : null,
+      ])
       setHistory(h)
+      setAllSnapshots(list?.snapshots ?? null)
+      setTouched({})
       setMore([])
       setNext({ hasMore: h.versions.hasMore, nextStart: h.versions.nextStart })
     } catch (e) {
@@ -49,7 +56,7 @@ export function HistoryDrawer({ teamId, docId, published, onRestored, hasEdits }
     }
   }
   const versions = [...(history?.versions.rows ?? []), ...more]
-  const snapshots = [...(history?.snapshots ?? [])].map((s) => ({ ...s, ...(touched[s.id] ?? {}) }))
+  const snapshots = [...(allSnapshots ?? history?.snapshots ?? [])].map((s) => ({ ...s, ...(touched[s.id] ?? {}) }))
   const gone = Object.values(touched).filter((t) => !snapshots.some((s) => s.id === t.id))
   const rows: Source[] = [
     { kind: 'draft' },
@@ -100,11 +107,11 @@ export function HistoryDrawer({ teamId, docId, published, onRestored, hasEdits }
                 <li className="row group">
                   <h3>Snapshots</h3>
                   <CreateSnapshot teamId={teamId} docId={docId} onCreated={(r) => { changed(r); void load() }} />
-                  {snapshots.length === 0 && gone.length === 0 && <p className="hint">No active snapshots.</p>}
+                  {snapshots.length === 0 && gone.length === 0 && <p className="hint">No snapshots yet.</p>}
                   <ul>
                     {[...snapshots, ...gone].map((snap) => (
                       <li key={snap.id} className="row">
-                        <div><strong>{snap.name ?? '(unnamed)'}</strong> <Badge tone={snap.status === 'active' ? 'live' : 'archived'}>{snap.status}</Badge> by {snap.createdBy}, <When at={snap.createdAt} />{snap.expiresAt && <> · expires <When at={snap.expiresAt} /></>}</div>
+                        <div><strong>{snap.name ?? '(unnamed)'}</strong> <Badge tone={snap.status === 'active' ? 'live' : 'archived'}>{snap.status}</Badge> by {snap.createdBy}, <When at={snap.createdAt} />{snap.expiresAt && <> · {snap.status === 'expired' ? 'expired' : 'expires'} <When at={snap.expiresAt} /></>}{'revokedAt' in snap && typeof snap.revokedAt === 'string' && <> · revoked <When at={snap.revokedAt} /></>}</div>
                         {rowActions({ kind: 'snapshot', snap }, `snapshot ${snap.name ?? snap.id}`)}
                         <SnapshotControls teamId={teamId} snap={snap} onChanged={changed} />
                       </li>

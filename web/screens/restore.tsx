@@ -1,11 +1,13 @@
 /**
  * The restore dialog: all locales or a chosen few; shows which locales the source carries and
  * which the draft has dirty, and the comparison of the source against the draft for exactly
- * what will be taken. Restoring writes the draft only: it never publishes.
+ * what will be taken. Restoring writes the draft only: it never publishes. The restore carries
+ * the ETag of the draft the dialog showed (If-Match), so a draft saved meanwhile is a 409
+ * rather than a restore over edits the person never saw.
  */
 import { useState } from 'react'
 import { api, ok, ApiProblem, draftOf, type MyTeam } from '../api/client'
-import { loadSource, readOrNull, sourceKey, sourceLabel, type Source } from '../doc-data'
+import { etagOf, loadSource, readOrNull, sourceKey, sourceLabel, type Source } from '../doc-data'
 import { ErrorNote, Modal, useLoad } from '../ui'
 import { CompareTable } from './compare'
 
@@ -27,26 +29,46 @@ export function RestoreDialog({ teamId, docId, team, source, open, onOpenChange,
   const data = useLoad(async () => {
     if (!open) return null
     const [body, draft] = await Promise.all([loadSource(teamId, docId, source), readOrNull(teamId, draftOf(docId))])
-    return { body, draft: draft ?? (await readOrNull(teamId, docId)), dirty: draft?.__dirtyLocales ?? [] }
+    return { body, draft: draft ?? (await readOrNull(teamId, docId)), dirty: draft?.__dirtyLocales ?? [], etag: etagOf(draft) }
   }, [open, teamId, docId, sourceKey(source)])
   const carried = Object.keys(data.data?.body?.locales ?? {})
   const taken = all ? carried : chosen
+  /** What to know about a language before ticking it, in one parenthesis. */
+  const notes = (l: string) => {
+    const inDraft = Object.hasOwn(data.data?.draft?.locales ?? {}, l)
+    const n = [carried.includes(l) ? '' : inDraft ? 'not in source: restoring it removes it from the draft' : 'not in source', data.data?.dirty.includes(l) ? 'unpublished changes in draft' : ''].filter(Boolean)
+    return n.length ? ` (${n.join('; ')})` : ''
+  }
   const locales = all ? null : chosen
 
-  const restore = async () => {
+  /** Restores over the draft whose ETag is `etag` (none: there was no draft when it was read). */
+  const restore = async (etag = data.data?.etag) => {
     setBusy(true)
     setError(null)
+    const headers = etag ? { 'if-match': etag } : {}
     try {
       if (source.kind === 'version') {
-        await ok(api.POST('/content/apply-version/{activeTeam}', { params: { path: { activeTeam: teamId } }, body: { kind: 'revision', documentId: docId, version: source.row.version, locales } }))
+        await ok(api.POST('/content/apply-version/{activeTeam}', { params: { path: { activeTeam: teamId } }, body: { kind: 'revision', documentId: docId, version: source.row.version, locales }, headers }))
       } else {
-        await ok(api.POST('/content/apply-snapshot/{activeTeam}', { params: { path: { activeTeam: teamId } }, body: { snapshotId: source.snap.id, documentId: docId, locales } }))
+        await ok(api.POST('/content/apply-snapshot/{activeTeam}', { params: { path: { activeTeam: teamId } }, body: { snapshotId: source.snap.id, documentId: docId, locales }, headers }))
       }
       setDone(true)
       onRestored()
     } catch (e) {
       setError(e)
     } finally {
+      setBusy(false)
+    }
+  }
+  // Re-reads the draft (the comparison shows it as it is now) and restores over it with the same locale choice.
+  const retry = async () => {
+    setBusy(true)
+    try {
+      const fresh = await readOrNull(teamId, draftOf(docId))
+      data.reload()
+      await restore(etagOf(fresh))
+    } catch (e) {
+      setError(e)
       setBusy(false)
     }
   }
@@ -67,7 +89,7 @@ export function RestoreDialog({ teamId, docId, team, source, open, onOpenChange,
               {team.locales.map((l) => (
                 <label key={l}>
                   <input type="checkbox" disabled={all} checked={chosen.includes(l)} onChange={(e) => setChosen((c) => (e.target.checked ? [...c, l] : c.filter((x) => x !== l)))} />{' '}
-                  {l}{carried.includes(l) ? '' : ' (not in source)'}{data.data!.dirty.includes(l) ? ' (dirty in draft)' : ''}
+                  {l}{notes(l)}
                 </label>
               ))}
             </div>
@@ -80,13 +102,13 @@ export function RestoreDialog({ teamId, docId, team, source, open, onOpenChange,
       <ErrorNote error={error}>
         {conflict && (
           <p>
-            <button type="button" onClick={() => { data.reload(); void restore() }}>Re-read and retry with the same locales</button>
+            <button type="button" disabled={busy} onClick={() => void retry()}>Re-read and retry with the same locales</button>
           </p>
         )}
       </ErrorNote>
       {done && <p role="status">Restored into the draft. Nothing was published.</p>}
       <div className="actions">
-        <button type="button" className="primary" onClick={restore} disabled={busy || done || (!all && chosen.length === 0) || !data.data}>Restore into draft</button>
+        <button type="button" className="primary" onClick={() => void restore()} disabled={busy || done || (!all && chosen.length === 0) || !data.data}>Restore into draft</button>
         <button type="button" onClick={() => onOpenChange(false)}>{done ? 'Close' : 'Cancel'}</button>
       </div>
     </Modal>

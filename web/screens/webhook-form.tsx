@@ -5,6 +5,11 @@ import { ErrorNote } from '../ui'
 
 type Provider = Schemas['WebhookCreate']['provider']
 type Event = Schemas['WebhookRecord']['events'][number]
+type Scheme = Schemas['WebhookRecord']['signatureScheme']
+const SCHEMES: { value: Scheme; text: string }[] = [
+  { value: 'service', text: "The service's own: X-Service-Signature (HMAC-SHA256 of the body)" },
+  { value: 'standard-webhooks', text: 'Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature as well (verified by its libraries; refuses replays)' },
+]
 const EVENTS: { value: Event; text: string }[] = [
   { value: 'content.published', text: 'content.published: a document went live or changed in place' },
   { value: 'content.unpublished', text: 'content.unpublished: a live document was archived or deleted' },
@@ -22,6 +27,7 @@ export function WebhookForm({ teamId, hook, onSaved }: { teamId: string; hook?: 
   const [label, setLabel] = useState(hook?.label ?? '')
   const [target, setTarget] = useState(hook?.target ?? '')
   const [events, setEvents] = useState<Event[]>(hook?.events ?? ['content.published', 'content.unpublished'])
+  const [scheme, setScheme] = useState<Scheme>(hook?.signatureScheme ?? 'service')
   const [secret, setSecret] = useState('')
   const [ghToken, setGhToken] = useState('')
   const [ghEvent, setGhEvent] = useState(hook?.options.eventType ?? '')
@@ -35,8 +41,8 @@ export function WebhookForm({ teamId, hook, onSaved }: { teamId: string; hook?: 
     const options = provider === 'github' ? { ...(ghToken ? { token: ghToken } : {}), ...(ghEvent ? { eventType: ghEvent } : {}) } : undefined
     try {
       const r = hook
-        ? await ok(api.PATCH('/teams/{teamId}/webhooks/{id}', { params: { path: { teamId, id: hook.id } }, body: { label, provider, target, events, ...(secret ? { secret } : {}), ...(options ? { options } : {}) } }))
-        : await ok(api.POST('/teams/{teamId}/webhooks', { params: { path: { teamId } }, body: { label, provider, target, events, ...(secret ? { secret } : {}), ...(options ? { options } : {}) } }))
+        ? await ok(api.PATCH('/teams/{teamId}/webhooks/{id}', { params: { path: { teamId, id: hook.id } }, body: { label, provider, target, events, signatureScheme: scheme, ...(secret ? { secret } : {}), ...(options ? { options } : {}) } }))
+        : await ok(api.POST('/teams/{teamId}/webhooks', { params: { path: { teamId } }, body: { label, provider, target, events, signatureScheme: scheme, ...(secret ? { secret } : {}), ...(options ? { options } : {}) } }))
       onSaved(r as Schemas['WebhookWithSecret'])
     } catch (err) {
       setError(err)
@@ -70,8 +76,17 @@ export function WebhookForm({ teamId, hook, onSaved }: { teamId: string; hook?: 
           </label>
         ))}
       </fieldset>
+      <fieldset>
+        <legend>Signature</legend>
+        {SCHEMES.map((x) => (
+          <label key={x.value}><input type="radio" name="wh-scheme" value={x.value} checked={scheme === x.value} onChange={() => setScheme(x.value)} /> {x.text}</label>
+        ))}
+      </fieldset>
       <label htmlFor="wh-secret">{hook ? `New signing secret (optional; the current one ends in ${hook.secretLast4})` : 'Signing secret (optional: leave empty and one is generated)'}</label>
-      <input id="wh-secret" type="password" autoComplete="new-password" value={secret} onChange={(e) => setSecret(e.target.value)} />
+      <input id="wh-secret" type="password" autoComplete="new-password" aria-describedby="wh-secret-form" value={secret} onChange={(e) => setSecret(e.target.value)} />
+      <p id="wh-secret-form" className="hint">{scheme === 'standard-webhooks'
+        ? <>Standard Webhooks needs a secret of the form <code>whsec_</code> followed by the base64 of at least 24 random bytes, e.g. from <code>echo "whsec_$(openssl rand -base64 32)"</code>. Leave it empty to get one generated.{hook && hook.signatureScheme !== 'standard-webhooks' ? ' Switching to it without entering one gives this webhook a new whsec_ secret, shown once (unless its current secret already has that form).' : ''}</>
+        : <>Any text of 32 to 500 characters without spaces.</>}</p>
       <ErrorNote error={error} />
       <div className="actions"><button type="submit" className="primary" disabled={busy}>{hook ? 'Save webhook' : 'Create webhook'}</button></div>
     </form>

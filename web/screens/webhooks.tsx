@@ -7,6 +7,7 @@ import { api, ok, type Schemas } from '../api/client'
 import { can, useTeam } from '../session'
 import { ConfirmButton, ErrorNote, Modal, useLoad } from '../ui'
 import { Deliveries, TestSend } from './deliveries'
+import { Recover } from './recover'
 import { WebhookForm } from './webhook-form'
 
 type Hook = Schemas['WebhookRecord']
@@ -42,12 +43,14 @@ export function Webhooks({ teamId }: { teamId: string }) {
               <dt>Provider</dt><dd>{h.provider}</dd>
               <dt>Target</dt><dd className="break">{h.target}</dd>
               <dt>Events</dt><dd>{h.events.join(', ') || 'none'}</dd>
+              <dt>Signature</dt><dd>{h.signatureScheme === 'standard-webhooks' ? 'Standard Webhooks headers, and X-Service-Signature' : 'X-Service-Signature (the service\'s own)'}</dd>
               <dt>Secret</dt><dd>ends in <code>{h.secretLast4}</code></dd>
             </dl>
             <div className="actions wrap">
               <button type="button" onClick={() => setEditing(h)} aria-label={`Edit ${h.label}`}>Edit</button>
               <TestSend teamId={teamId} hook={h} />
               <button type="button" onClick={() => setLog(h)} aria-label={`Delivery log of ${h.label}`}>Delivery log</button>
+              <Recover teamId={teamId} hook={h} />
               <ConfirmButton label="Delete" title={`Delete webhook "${h.label}"?`} danger
                 consequence="No more events go to this target; its delivery log is removed. Your content and the live site do not change."
                 action={async () => { await ok(api.DELETE('/teams/{teamId}/webhooks/{id}', { params: { path: { teamId, id: h.id } } })); list.reload() }} />
