@@ -7,6 +7,7 @@
  *    read from /proc (Linux) from before the events commit until every row is recorded, split
  *    into the event loop, Bun's HTTP client thread and the rest (checkpoint worker, GC, JIT).
  *    Deliveries per second are printed too, but on a shared machine CPU is the steadier figure.
+ *    A first round of each warms the JIT and is not counted.
  * 2. publish-to-receipt latency p50/p99 through the api, with the real dispatcher at its default
  *    poll interval.
  *   bun bench/dispatch.ts [deliveries=10000] [publishes=200] [inFlightPerWebhook=16] [receiverMs=0] [rounds=3]
@@ -24,7 +25,7 @@ import { seed } from '../cli/seed'
 import { enqueueEvent } from '../core/events/record'
 import { samplePayload } from '../core/webhooks/deliveries'
 import { makeTestDir, testSeed, TEAM, TOKENS } from '../test/helpers'
-import { perItemUs, threadCpuMs, type ThreadCpu } from './proc-cpu'
+import { cpuByThreadName, perItemUs, threadCpuMs, type ThreadCpu } from './proc-cpu'
 
 const N = Number(process.argv[2] ?? 10_000)
 const PUBLISHES = Number(process.argv[3] ?? 200)
@@ -87,6 +88,7 @@ async function round(p: typeof real): Promise<Round> {
   const base = received.length
   const team = { id: TEAM, workspaceId: 'main', defaultLocale: 'en' }
   const cpu0 = threadCpuMs(p.pid)
+  const threads0 = cpuByThreadName(p.pid)
   const t0 = performance.now() + performance.timeOrigin
   for (let done = 0; done < N; done += CHUNK) {
     db.transaction((tx) => {
@@ -97,6 +99,10 @@ async function round(p: typeof real): Promise<Round> {
   const rate = N / ((received.at(-1)!.at - t0) / 1000)
   await until(() => unfinished.get()!.n === 0)
   const cpu1 = threadCpuMs(p.pid)
+  if (process.env.BENCH_THREADS) {
+    const threads = Object.entries(cpuByThreadName(p.pid)).map(([name, ms]) => `${name} ${(((ms - (threads0[name] ?? 0)) * 1000) / N).toFixed(1)}`)
+    console.log(`  ${p === real ? 'real' : 'floor'} µs per delivery by thread: ${threads.join(', ')}`)
+  }
   return { rate, cpu: perItemUs(cpu0, cpu1, N) }
 }
 
@@ -109,6 +115,11 @@ try {
     await until(() => received.length > before)
     await until(() => unfinished.get()!.n === 0)
   }
+
+  // A first round each, not counted: it is mostly the JIT compiling (the real dispatcher has far
+  // more code to compile than the floor), a cost paid once per process, not per delivery.
+  await round(real)
+  await round(floor)
 
   // 1. CPU per delivery, alternating which goes first so a drift in load hits both alike.
   const rounds: { real: Round; floor: Round; bare: number | null }[] = []
