@@ -8,64 +8,24 @@
  * go to the attempt recorder (attempt-recorder.ts); sends read their webhook through the
  * webhook cache (webhook-cache.ts). docs/dispatcher.md tells the whole of it.
  */
-import { writeLockFreeNow, type Db } from '../db/client'
+import { writeLockFreeNow } from '../db/client'
 import { claimDue, type ClaimedRow } from '../db/outbox/claim'
 import { nextAttemptTime, recordAttempts, type Completion } from '../db/outbox/record-attempts'
 import { releaseLease } from '../db/outbox/release-lease'
 import { loadSendTarget, type SendTarget } from '../db/outbox/send-target'
 import { listWebhookIds } from '../db/outbox/webhook-ids'
-import type { Logger } from '../core/log'
-import type { Metrics } from '../core/metrics'
 import { deliverOnce, type DeliverOptions } from '../core/delivery/deliver'
 import { nextStep } from '../core/delivery/retry'
-import type { Lookup } from '../core/delivery/ssrf'
 import { logAttempt } from './attempt-log'
 import { AttemptRecorder } from './attempt-recorder'
+import { Liveness } from './liveness'
 import { createBookkeeping } from './bookkeeping'
 import { SendPool, type Slot } from './send-pool'
 import { WebhookCache } from './webhook-cache'
 import { WriteGate } from './write-gate'
+import type { DispatcherDeps } from './deps'
 
-export interface DispatcherDeps {
-  db: Db
-  log: Logger
-  metrics: Metrics
-  pollMs: number
-  now?: () => number
-  fetch?: typeof fetch
-  lookup?: Lookup
-  random?: () => number
-  timeoutMs?: number
-  allowPrivateTargets?: boolean
-  siteChangeQuietMs?: number
-  siteChangeMaxHoldMs?: number
-  /**
-   * Run PASSIVE WAL checkpoints in the full pass (default). dispatcher/main.ts turns this off and
-   * runs them on a worker thread instead (dispatcher/checkpoint-worker.ts).
-   */
-  checkpoints?: boolean
-  /** How long a claim is owned; an expired lease is claimable again. Default: timeout + 30 s. */
-  leaseMs?: number
-  /**
-   * Sends in flight at once, overall and per webhook. Sends unanswered after STALL_MS leave the
-   * overall count (their webhook's still holds them), up to `maxStalled` of them (default 4 x
-   * concurrency) so a crowd of hung receivers cannot open sockets without end.
-   */
-  concurrency?: number
-  perWebhook?: number
-  maxStalled?: number
-  /**
-   * While started, rows of a webhook whose last attempt answered fast are claimed this many
-   * ahead of its free send slots (default: 4 x perWebhook), so one claim serves many sends.
-   * Sends in flight still never exceed `perWebhook`.
-   */
-  claimAhead?: number
-  /**
-   * Finished deliveries older than this leave the delivery log (db/outbox/prune.ts); 0 keeps
-   * them forever. Default 30 days (DELIVERY_LOG_RETENTION_DAYS).
-   */
-  deliveryRetentionMs?: number
-}
+export type { DispatcherDeps } from './deps'
 
 /** A webhook answering within this is "fast": its rows may be claimed ahead of free slots. */
 const FAST_MS = 1000
@@ -108,6 +68,9 @@ export function createDispatcher(deps: DispatcherDeps) {
     retentionMs: deps.deliveryRetentionMs ?? 30 * 86_400_000,
   })
 
+  const liveness = deps.livenessDir ? new Liveness(deps.livenessDir, leaseMs) : null
+  /** Set once the proof of life is held: claims then write owned lease tokens. */
+  let owner: string | undefined
   let stopped = true
   let timer: ReturnType<typeof setTimeout> | null = null
   /** Sends started and not yet recorded (what stop() waits for), and who waits for none. */
@@ -182,7 +145,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       claimSkipped = !gate.free()
       return !claimSkipped
     }
-    const rows = claimDue(client, { now: at, leaseMs, limit: pool.claimLimit(ahead), budget, webhookIds, mayWrite })
+    const rows = claimDue(client, { now: at, leaseMs, limit: pool.claimLimit(ahead), budget, webhookIds, mayWrite, owner, deadOwners: liveness?.deadOwners })
     if (rows.length > 0) {
       // Each claim reads the webhooks again (the api in this process commits on this connection,
       // which data_version does not count).
@@ -228,6 +191,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   /** A full pass: bookkeeping, then claims; returns how many sends it started. */
   function pass(at: number): number {
     bookkeeping(at, inFlight > 0)
+    if (owner) liveness!.scan(at)
     return claimAndSend(at, !stopped, true)
   }
 
@@ -281,6 +245,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     /** Starts polling. */
     start() {
       stopped = false
+      if (liveness?.start()) owner = liveness.owner
+      else if (liveness) log.warn({ livenessDir: deps.livenessDir }, 'no proof of life could be kept; after a crash, this dispatcher\'s rows come back when their leases expire')
       tick()
     },
     /** Stops claiming, then waits for the sends in flight (each bounded by the timeout) and their records. */
@@ -292,6 +258,8 @@ export function createDispatcher(deps: DispatcherDeps) {
       // Rows claimed ahead and not sent go back at once rather than when their lease expires.
       for (const row of pool.drain()) giveBack(row)
       if (inFlight > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve))
+      liveness?.stop()
+      owner = undefined
     },
     inFlight: () => inFlight,
   }

@@ -22,6 +22,10 @@ export interface ClaimOptions {
   budget?: (webhookId: string) => number
   /** Asked once rows are found due, before the lease is written; false claims nothing now. */
   mayWrite?: MayWrite
+  /** The claiming dispatcher's owner id (dispatcher/liveness.ts): its lease tokens are `<owner>/<uuid>`. */
+  owner?: string
+  /** Owners proved dead: their leased rows are claimable now, whatever their lease says. */
+  deadOwners?: readonly string[]
 }
 
 /** A claimed outbox row (what sending and recording need) with its event's stored bytes, sent as they are. */
@@ -29,14 +33,18 @@ export type ClaimedRow = Pick<OutboxRow, 'seq' | 'eventId' | 'webhookId' | 'even
   payload: string
 }
 
-const DUE = `status = 'pending' AND webhook_id = $webhook AND next_attempt_at <= $now AND (lease_expires_at IS NULL OR lease_expires_at <= $now)`
+/** Due, and not leased: never leased, the lease expired, or its owner is proved dead (`$dead`: a JSON array, or null). */
+const DUE = `status = 'pending' AND webhook_id = $webhook AND next_attempt_at <= $now
+  AND (lease_expires_at IS NULL OR lease_expires_at <= $now
+    OR ($dead IS NOT NULL AND substr(lease_token, 1, instr(lease_token, '/') - 1) IN (SELECT value FROM json_each($dead))))`
 
 /**
  * Claims up to `limit` due rows; returns them with the lease token set, in `seq` order.
  * Per webhook (within its budget, so a backlog or a dead receiver never starves the others)
  * ONE `UPDATE ... RETURNING` picks its earliest due rows through an index range scan and
  * leases them: a single write statement holds the write lock from its first read, so two
- * dispatchers never own the same row. The events' stored bytes are read after the lease
+ * dispatchers never own the same row. A row leased by a dispatcher proved dead (`deadOwners`)
+ * is claimed like a free one: its sends come back in seconds after a crash, not a lease later. The events' stored bytes are read after the lease
  * commits. Webhooks with nothing due are skipped by a read before, so an idle poll never takes
  * the write lock.
  */
@@ -44,12 +52,13 @@ export function claimDue(client: Database, opts: ClaimOptions): ClaimedRow[] {
   if (opts.limit <= 0) return []
   const perWebhook = opts.perWebhook ?? opts.limit
   const hooks = opts.webhookIds ?? listWebhookIds(client)
+  const dead = opts.deadOwners?.length ? JSON.stringify(opts.deadOwners) : null
   const anyDue = client.query(`SELECT 1 FROM outbox INDEXED BY outbox_webhook_due WHERE ${DUE} LIMIT 1`)
   const budgets = client.transaction(() => {
     const found: [string, number][] = []
     for (const id of hooks) {
       const budget = opts.budget ? opts.budget(id) : perWebhook - (opts.inFlight?.[id] ?? 0)
-      if (budget > 0 && anyDue.values({ webhook: id, now: opts.now }).length > 0) found.push([id, budget])
+      if (budget > 0 && anyDue.values({ webhook: id, now: opts.now, dead }).length > 0) found.push([id, budget])
     }
     return found
   })()
@@ -61,7 +70,7 @@ export function claimDue(client: Database, opts: ClaimOptions): ClaimedRow[] {
   )
   // The event's bytes, one indexed lookup per row (a subquery in RETURNING costs twice as much).
   const payload = client.query(`SELECT payload FROM outbox_events WHERE event_id = ?`)
-  const token = crypto.randomUUID()
+  const token = opts.owner ? `${opts.owner}/${crypto.randomUUID()}` : crypto.randomUUID()
   // The write transaction only leases: the api's writers wait for this lock, so the reads below
   // (immutable bytes of rows this dispatcher now owns) run after it, in a read transaction.
   const lease = client.transaction(() => {
@@ -69,7 +78,7 @@ export function claimDue(client: Database, opts: ClaimOptions): ClaimedRow[] {
     let left = opts.limit
     for (const [webhookId, budget] of budgets) {
       if (left <= 0) break
-      const params = { token, expires: opts.now + opts.leaseMs, webhook: webhookId, now: opts.now, limit: Math.min(budget, left) }
+      const params = { token, expires: opts.now + opts.leaseMs, webhook: webhookId, now: opts.now, dead, limit: Math.min(budget, left) }
       for (const [seq, eventId, eventType, attempts, trigger] of leaseRows.values(params) as [number, string, string, number, ClaimedRow['trigger']][]) {
         leased.push({ seq, eventId, webhookId, eventType, status: 'pending', attempts, trigger, leaseToken: token, payload: '' })
         left--
