@@ -4,9 +4,7 @@
  * check, no timeout signal, no fairness queues, no retries, no checkpoints, no logging: claim a
  * batch under a lease (one UPDATE ... RETURNING), read the payloads, send `perWebhook` at a
  * time, and record each answer (state UPDATE + attempt INSERT) in batches of 64.
- * With FLOOR_NO_WRITES=1 it writes nothing at all (reads the rows, sends them): what the same
- * sends cost without the durable bookkeeping. docs/benchmarks.md#a-floor-to-compare-with has what the two measure.
- *   BENCH_DISPATCHER=bench/floor-dispatcher.ts [FLOOR_NO_WRITES=1] bun bench/dispatch.ts 5000 20 16 0 3
+ * bench/dispatch.ts runs it next to the real dispatcher (docs/dispatcher.md "Figures").
  */
 import { Database } from 'bun:sqlite'
 
@@ -14,7 +12,6 @@ const db = new Database(process.env.DATABASE_PATH!)
 db.run('PRAGMA busy_timeout = 5000')
 db.run('PRAGMA synchronous = NORMAL')
 const perWebhook = Number(process.env.DISPATCHER_PER_WEBHOOK ?? 16)
-const noWrites = Boolean(process.env.FLOOR_NO_WRITES)
 const hook = db.query('SELECT id, target, secret FROM webhooks LIMIT 1').get() as { id: string; target: string; secret: string }
 
 const lease = db.query(
@@ -25,10 +22,6 @@ const lease = db.query(
    RETURNING seq, event_id, event_type, attempts, trigger`,
 )
 const payload = db.query('SELECT payload FROM outbox_events WHERE event_id = ?')
-const readOnly = db.query(
-  `SELECT o.seq, o.event_id, o.event_type, o.attempts, o.trigger, e.payload FROM outbox o JOIN outbox_events e ON e.event_id = o.event_id
-   WHERE o.webhook_id = ? AND o.status = 'pending' AND o.seq > ? ORDER BY o.seq LIMIT ?`,
-)
 const update = db.query(`UPDATE outbox SET status = 'delivered', attempts = ?, lease_token = NULL, lease_expires_at = NULL, updated_at = ? WHERE seq = ? AND lease_token = ?`)
 const insert = db.query(
   `INSERT INTO delivery_attempts (outbox_seq, webhook_id, event_id, attempt, trigger, started_at, status_code, error, duration_ms, response_body, next_attempt_at)
@@ -41,17 +34,10 @@ interface Answer { row: Row; status: number; startedAt: number; durationMs: numb
 const queue: Row[] = []
 const answers: Answer[] = []
 let sending = 0
-let lastSeq = 0
 let flushTimer: Timer | null = null
 
 function claim() {
   const now = Date.now()
-  if (noWrites) {
-    const rows = readOnly.all(hook.id, lastSeq, 5 * perWebhook) as Row[]
-    if (rows.length > 0) lastSeq = rows.at(-1)!.seq
-    queue.push(...rows)
-    return
-  }
   const token = crypto.randomUUID()
   const params = { $token: token, $expires: now + 60_000, $webhook: hook.id, $now: now, $limit: 5 * perWebhook }
   const rows = db.transaction(() => lease.all(params) as Row[]).immediate()
@@ -68,7 +54,6 @@ function flush() {
   if (flushTimer) clearTimeout(flushTimer)
   flushTimer = null
   const batch = answers.splice(0)
-  if (noWrites) return
   db.transaction(() => {
     const now = Date.now()
     for (const a of batch) {

@@ -78,7 +78,7 @@ async function buildTeam(label: 'small' | 'large') {
     const v = versionOf.get(id) ?? 0
     versionOf.set(id, v + 1)
     writeDocument(db, { teamId: 't', userId: 'u', doc: body(id, type, n, v) as never, mayChangeLive: true })
-    const item = publishOne(db, metrics, { teamId: 't', id, stampUserId: 'u', actorUserId: 'u', source: 'api' })
+    const item = publishOne(db, { teamId: 't', id, stampUserId: 'u', actorUserId: 'u', source: 'api' })
     if (item.status !== 0) throw new Error(`publish ${id}: ${JSON.stringify(item)}`)
   }
   const docs = size.docs - 1 // and the hot document

@@ -51,7 +51,7 @@ function measure(pages: number) {
   for (let i = 0; i < PUBLISHES; i++) {
     writeDocument(db, { teamId: 't', userId: 'u', doc: { id: `pages/new${i}/draft`, contentType: 'page', fields: { parent: 'pages/p5' }, locales: { en: { title: 'N', slug: `n${i}` } } } })
     const t0 = performance.now()
-    const item = publishOne(db, null, { teamId: 't', id: `pages/new${i}`, stampUserId: 'u', actorUserId: 'u', source: 'api' })
+    const item = publishOne(db, { teamId: 't', id: `pages/new${i}`, stampUserId: 'u', actorUserId: 'u', source: 'api' })
     samples.push(performance.now() - t0)
     if (item.status !== 0) throw new Error(`publish refused: ${JSON.stringify(item)}`)
   }

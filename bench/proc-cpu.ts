@@ -41,3 +41,19 @@ export function perItemUs(before: ThreadCpu | null, after: ThreadCpu | null, ite
   const us = (k: keyof ThreadCpu) => ((after[k] - before[k]) * 1000) / items
   return { loop: us('loop'), http: us('http'), other: us('other') }
 }
+
+/** CPU of each thread of `pid` so far, in ms, summed by thread name (BENCH_THREADS=1 in bench/dispatch.ts). */
+export function cpuByThreadName(pid: number): Record<string, number> {
+  const out: Record<string, number> = {}
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+        const name = Number(tid) === pid ? '(main)' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+        out[name] = (out[name] ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
+      } catch {}
+    }
+  } catch {}
+  return out
+}

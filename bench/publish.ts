@@ -14,7 +14,7 @@
 import type { Database } from 'bun:sqlite'
 import { openDb, type Db } from '../db/client'
 import { createMetrics } from '../core/metrics'
-import { publishOne } from '../core/publish/service'
+import { publishCounted } from '../core/publish/service'
 import { writeDocument } from '../core/content/service'
 import { seed } from '../cli/seed'
 import { fmt, tempDbPath } from './util'
@@ -40,7 +40,7 @@ function prepare(name: string): Db {
 }
 
 const publish = (db: Db, i: number, metrics: ReturnType<typeof createMetrics> | null) =>
-  publishOne(db, metrics, { teamId: 't', id: `pages/p${i}`, stampUserId: 'u', actorUserId: 'u', source: 'api' })
+  publishCounted(db, metrics, { teamId: 't', id: `pages/p${i}`, stampUserId: 'u', actorUserId: 'u', source: 'api' })
 
 // 1. Record the statements of every publish on a scratch copy.
 type Stmt = { sql: string; params: unknown[]; method: string }

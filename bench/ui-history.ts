@@ -38,7 +38,7 @@ for (const [id, n] of [['pages/small', 20], ['pages/big', BIG]] as const) {
   for (let i = 0; i < n; i++) {
     const draft = { id: `${id}/draft`, contentType: 'page', fields: {}, locales: { en: { title: `v${i}` }, de: { title: `v${i}` } } }
     saveDoc(db, { teamId: 't', id: draft.id, canonicalId: id, kind: 'draft', collection: 'pages', body: draft })
-    publishOne(db, metrics, { teamId: 't', id, stampUserId: 'u', actorUserId: 'u', source: 'api' })
+    publishOne(db, { teamId: 't', id, stampUserId: 'u', actorUserId: 'u', source: 'api' })
   }
 }
 db.$client.close()

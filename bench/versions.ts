@@ -10,7 +10,7 @@ import { createApp } from '../api/app'
 import { loadConfig } from '../core/config'
 import { createLogger } from '../core/log'
 import { createMetrics } from '../core/metrics'
-import { publishOne } from '../core/publish/service'
+import { publishCounted } from '../core/publish/service'
 import { saveDoc } from '../db/store'
 import { seed } from '../cli/seed'
 import { fmt, summarize, tempDbPath } from './util'
@@ -35,7 +35,7 @@ let t0 = performance.now()
 for (let i = 0; i < VERSIONS; i++) {
   const draft = { id: 'pages/hot/draft', contentType: 'page', fields: {}, locales: { en: { title: `v${i}` }, de: { title: `v${i}` } } }
   saveDoc(db, { teamId: 't', id: draft.id, canonicalId: 'pages/hot', kind: 'draft', collection: 'pages', body: draft })
-  publishOne(db, metrics, { teamId: 't', id: 'pages/hot', stampUserId: 'u', actorUserId: 'u', source: 'api' })
+  publishCounted(db, metrics, { teamId: 't', id: 'pages/hot', stampUserId: 'u', actorUserId: 'u', source: 'api' })
 }
 console.log(`built ${VERSIONS} versions in ${fmt((performance.now() - t0) / 1000, 1)} s`)
 

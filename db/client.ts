@@ -9,9 +9,14 @@ import * as schema from './schema'
 import { migrateGuarded } from './migrate'
 import { createPrivateFile } from './file-modes'
 
-export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
-/** The transaction handle drizzle passes to `db.transaction` callbacks. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
+type DrizzleDb = BunSQLiteDatabase<typeof schema>
+type DrizzleTx = Parameters<Parameters<DrizzleDb['transaction']>[0]>[0]
+/** Opens a transaction whose callback gets a `Tx` (nested calls open savepoints). */
+type Transaction = <T>(fn: (tx: Tx) => T, config?: Parameters<DrizzleDb['transaction']>[1]) => T
+/** The database, with `$client`: the bun:sqlite connection its queries run on. */
+export type Db = { $client: Database; transaction: Transaction } & DrizzleDb
+/** The transaction handle `db.transaction` callbacks get, with the `$client` it runs on (see `exposeClient`). */
+export type Tx = { $client: Database; transaction: Transaction } & DrizzleTx
 /** Anything that can run queries: the database or an open transaction. */
 export type Conn = Db | Tx
 
@@ -60,9 +65,21 @@ function setUp(sqlite: Database, path: string, opts: { migrate?: boolean }): Db 
       sqlite.exec('ROLLBACK')
     }
   }
-  const db = drizzle({ client: sqlite, schema }) as Db
+  const db = exposeClient(drizzle({ client: sqlite, schema }), sqlite) as unknown as Db
   if (opts.migrate !== false) migrateGuarded(db, path)
   return db
+}
+
+/**
+ * drizzle gives the database its bun:sqlite client as `$client` but not its transactions, whose
+ * callbacks run on that same client (synchronously): every transaction opened on `conn`, nested
+ * ones too, gets it as `$client` here, so the cached-statement paths (db/store.ts `raw`, db/outbox)
+ * reach it through a public field.
+ */
+function exposeClient<C extends object>(conn: C, client: Database): C {
+  const open = (conn as unknown as { transaction: (fn: (tx: object) => unknown, config?: unknown) => unknown }).transaction.bind(conn)
+  const transaction = (fn: (tx: object) => unknown, config?: unknown) => open((tx) => fn(exposeClient(Object.assign(tx, { $client: client }), client)), config)
+  return Object.assign(conn, { transaction })
 }
 
 /**

@@ -23,11 +23,11 @@ export const ACTIVITY_COLLECTION = '@activity'
 /**
  * The hot paths below use bun:sqlite's `query()` (compiled once per connection and cached)
  * instead of drizzle's builder, which compiles a fresh statement on every call: publish went
- * from ~1 ms to a fraction of that. Drizzle's database and its transactions share one
- * session, whose client is the connection the transaction runs on.
+ * from ~1 ms to a fraction of that. The database and its transactions carry the connection
+ * they run on as `$client` (db/client.ts).
  */
 export function raw(conn: Conn): Database {
-  return (conn as unknown as { session: { client: Database } }).session.client
+  return conn.$client
 }
 
 const nodeIds = new WeakMap<Database, string>()

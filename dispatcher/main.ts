@@ -2,7 +2,9 @@
  * The dispatcher process: open the shared database, run the loop, stop cleanly on signals.
  * SIGTERM/SIGINT stop claiming and wait for the sends in flight (each bounded by
  * WEBHOOK_TIMEOUT_MS), so a systemd stop loses nothing; a second signal, or a kill -9, exits at
- * once and loses nothing either, since the claimed rows come back when their lease expires.
+ * once and loses nothing either: the claimed rows come back as soon as another dispatcher (or
+ * this one, restarted) finds its proof of life gone (liveness.ts), at the latest when their
+ * lease expires.
  */
 import { openDbOrExit } from '../db/client'
 import { warnIfExposed } from '../db/file-modes'
@@ -29,7 +31,7 @@ let stop = async (signal: string): Promise<void> => {
   process.exit(0)
 }
 // A second signal (Ctrl-C again, core/signals.ts): exit now. Nothing is lost: the sends still in
-// flight keep their leases, which expire after DISPATCHER_LEASE_MS, and are sent again.
+// flight are sent again, by the next dispatcher to find this one gone (or when their leases expire).
 let force = (signal: string) => {
   log.warn({ signal }, 'dispatcher exiting now (a second signal)')
   process.exit(1)
@@ -43,6 +45,7 @@ const dispatcher = createDispatcher({
   concurrency: config.dispatcherConcurrency, perWebhook: config.dispatcherPerWebhook,
   deliveryRetentionMs: config.deliveryLogRetentionDays * 86_400_000,
   checkpoints: false, // on the worker below
+  livenessDir: `${config.databasePath}.dispatchers`,
 })
 // WAL checkpoints on their own thread (dispatcher/checkpoint-worker.ts): a checkpoint under load
 // takes tens of ms, which on this thread would stall every send in flight. The compiled binary

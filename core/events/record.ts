@@ -4,7 +4,8 @@
  * The payload is serialised once, so every retry sends identical bytes with the same eventId.
  */
 import type { Conn, Tx } from '../../db/client'
-import { outbox, outboxEvents, siteChanges, type DocumentRow } from '../../db/schema'
+import { siteChanges, type DocumentRow } from '../../db/schema'
+import { insertEvent } from '../../db/outbox/insert-event'
 import { raw } from '../../db/store'
 import { getContentType, getTeam } from '../teams/service'
 import type { EventPayload, EventType } from '../webhooks/model'
@@ -188,7 +189,7 @@ export function serialiseEvent(payload: EventPayload): string {
   return JSON.stringify({ ...payload, urls: {}, previousUrls: [], scope: 'site' })
 }
 
-/** Stores the event's serialised bytes once and one outbox row per subscribed webhook pointing at them. */
+/** Stores the event's serialised bytes once and one outbox row per subscribed webhook pointing at them (db/outbox/insert-event.ts). */
 export function enqueueEvent(
   conn: Conn,
   payload: EventPayload,
@@ -196,16 +197,10 @@ export function enqueueEvent(
   targets = subscribedWebhooks(conn, payload.teamId, payload.eventType),
 ): number {
   if (targets.length === 0) return 0
-  conn.insert(outboxEvents).values({ eventId: payload.eventId, payload: serialiseEvent(payload) }).onConflictDoNothing().run()
-  conn
-    .insert(outbox)
-    .values(targets.map((w) => ({
-      eventId: payload.eventId, webhookId: w.id, teamId: payload.teamId, eventType: payload.eventType,
-      nextAttemptAt: at, createdAt: at, updatedAt: at,
-    })))
-    .onConflictDoNothing()
-    .run()
-  return targets.length
+  return insertEvent(raw(conn), {
+    eventId: payload.eventId, teamId: payload.teamId, eventType: payload.eventType, bytes: serialiseEvent(payload),
+    webhookIds: targets.map((w) => w.id), at,
+  })
 }
 
 /**

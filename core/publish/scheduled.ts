@@ -8,16 +8,23 @@
  * poll after a restart (a lease would have held them back until it expired).
  */
 import { and, eq, isNull, lt, lte, or } from 'drizzle-orm'
-import { isLocked, type Db, type MayWrite } from '../../db/client'
+import { isLocked, type Conn, type Db, type MayWrite } from '../../db/client'
 import { withdrawnReason, type Capability } from '../auth'
 import { schedules } from '../../db/schema'
-import { countPersisted, WORKER_PUBLISH_REVISIONS, type Metrics } from '../metrics'
 import { publishOne, publishOrder } from './service'
 
 /** A schedule whose publish failed is tried again after this long (`lease_expires_at` holds when). */
 export const SCHEDULE_RETRY_MS = 60_000
 
 export type DueSchedule = typeof schedules.$inferSelect
+
+/**
+ * Counts one scheduled publish's outcome on `conn`: `ok` inside the publish's transaction (so
+ * the count is exactly the versions recorded), `error` after a failure. The dispatcher counts in
+ * the database (`service_worker_publish_revisions`, read by the api's /metrics): it serves no
+ * HTTP, so a count kept in its memory is seen by no one.
+ */
+export type CountScheduled = (conn: Conn, outcome: 'ok' | 'error') => void
 
 /** What scheduling a publish needs; its author must still hold it when the schedule runs. */
 export const SCHEDULE_REQUIRES: Capability[] = ['EditContent', 'ChangeLiveContent']
@@ -27,14 +34,12 @@ export const SCHEDULE_REQUIRES: Capability[] = ['EditContent', 'ChangeLiveConten
  * back) is held back SCHEDULE_RETRY_MS, counted `error` and passed to `onError`, and the others
  * are still published. Returns the batch items, for logs and tests.
  *
- * Each outcome is counted in the database (`service_worker_publish_revisions`, read by the
- * api's /metrics): the dispatcher serves no HTTP, so a count kept in its memory is seen by no
- * one. `ok` commits in one transaction with the publish (publishOne's own transaction nests as
- * a savepoint) and the schedule's removal, so the count is exactly the versions recorded.
+ * `count` (null: nothing counted) gets each outcome: `ok` in one transaction with the publish
+ * (publishOne's own transaction nests as a savepoint) and the schedule's removal.
  * `mayWrite` is asked before each publish: when another process holds the write lock, the rest
  * wait for the next poll rather than inside SQLite's busy timeout.
  */
-export function runDueSchedules(db: Db, metrics: Metrics | null, now: number, mayWrite: MayWrite = () => true, onError: (s: DueSchedule, err: unknown) => void = () => {}) {
+export function runDueSchedules(db: Db, count: CountScheduled | null, now: number, mayWrite: MayWrite = () => true, onError: (s: DueSchedule, err: unknown) => void = () => {}) {
   const due = dueSchedules(db, now)
   // A page after its parent when both are due, as a batch publish orders them: published first,
   // the child's event would come while the parent is not live (no URL), and no later one names it.
@@ -44,11 +49,12 @@ export function runDueSchedules(db: Db, metrics: Metrics | null, now: number, ma
   for (const s of ordered) {
     if (!mayWrite()) break
     try {
-      const item = publishDue(db, metrics, s, now)
+      const item = publishDue(db, count, s, now)
       if (item) items.push(item)
     } catch (err) {
       // Another process took the write lock past the busy timeout: nothing failed, the rest wait for the next poll.
       if (isLocked(err)) break
+      count?.(db, 'error')
       holdBack(db, s, now)
       onError(s, err)
     }
@@ -68,7 +74,7 @@ export function dueSchedules(db: Db, now: number): DueSchedule[] {
  * to a later time, by the api (or published by another dispatcher) since it was read is left
  * alone, and its new content is not published early. Returns null when skipped.
  */
-export function publishDue(db: Db, metrics: Metrics | null, s: DueSchedule, now: number) {
+export function publishDue(db: Db, count: CountScheduled | null, s: DueSchedule, now: number) {
   const mine = and(eq(schedules.teamId, s.teamId), eq(schedules.documentId, s.documentId))
   return db.transaction((tx) => {
     const current = tx.select().from(schedules).where(and(mine, isDue(now))).get()
@@ -79,20 +85,19 @@ export function publishDue(db: Db, metrics: Metrics | null, s: DueSchedule, now:
     // until someone who may publish schedules it again or unschedules it.
     const withdrawn = withdrawnReason(tx, current.teamId, current.scheduledBy, SCHEDULE_REQUIRES)
     if (withdrawn) throw new Error(`Not published: ${withdrawn}. Schedule it again as a user who may publish, or unschedule it.`)
-    const item = publishOne(db, metrics, {
+    const item = publishOne(db, {
       teamId: current.teamId, id: current.documentId, stampUserId: current.scheduledBy, actorUserId: null, source: 'worker', now: new Date(now),
     })
     // A refusal (document gone, content type removed) records no version and counts nothing,
     // as for an api publish; the schedule goes either way.
-    if (item.status === 0) countPersisted(tx, WORKER_PUBLISH_REVISIONS, 'ok')
+    if (item.status === 0) count?.(tx, 'ok')
     tx.delete(schedules).where(mine).run()
     return item
   }, { behavior: 'immediate' })
 }
 
-/** After a failed publish (rolled back): counted, and not tried again for SCHEDULE_RETRY_MS unless rescheduled. */
+/** After a failed publish (rolled back): not tried again for SCHEDULE_RETRY_MS unless rescheduled. */
 function holdBack(db: Db, s: DueSchedule, now: number) {
-  countPersisted(db, WORKER_PUBLISH_REVISIONS, 'error')
   // Only the schedule that failed: a reschedule since (new publishAt) clears the hold itself.
   db.update(schedules).set({ leaseExpiresAt: now + SCHEDULE_RETRY_MS })
     .where(and(eq(schedules.teamId, s.teamId), eq(schedules.documentId, s.documentId), eq(schedules.publishAt, s.publishAt))).run()

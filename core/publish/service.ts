@@ -43,18 +43,30 @@ export interface PublishInput {
 
 class PublishRefusal extends Error {}
 
-/** Publishes one document in its own transaction and reports the outcome as a batch item. */
-export function publishOne(db: Db, metrics: Metrics | null, input: PublishInput): PublishItem {
-  // Scheduled (worker) publishes are counted in the database by runDueSchedules, which the api's
-  // /metrics reads: an increment in the dispatcher's memory would be seen by no one.
-  const counter = input.source === 'worker' ? null : metrics?.apiPublishRevisions
+/**
+ * Publishes one document in its own transaction and returns the outcome as a batch item:
+ * status 0 (a version recorded) or 1 (refused, nothing written); a failed transaction throws.
+ * It counts nothing: an api publish is counted by `publishCounted`, a scheduled one in the
+ * database by core/publish/scheduled.ts, in the publish's own transaction.
+ */
+export function publishOne(db: Db, input: PublishInput): PublishItem {
   try {
     const result = db.transaction((tx) => publishInTx(tx, input), { behavior: 'immediate' })
-    counter?.inc({ outcome: 'ok' })
     return { id: input.id, status: 0, document: result.document }
   } catch (e) {
     if (e instanceof PublishRefusal) return { id: batchItemId(input.id), status: 1, reason: e.message }
-    counter?.inc({ outcome: 'error' })
+    throw e
+  }
+}
+
+/** `publishOne`, counted in `service_api_publish_revisions`: `ok` per version recorded, `error` per failure (thrown on). */
+export function publishCounted(db: Db, metrics: Metrics | null, input: PublishInput): PublishItem {
+  try {
+    const item = publishOne(db, input)
+    if (item.status === 0) metrics?.apiPublishRevisions.inc({ outcome: 'ok' })
+    return item
+  } catch (e) {
+    metrics?.apiPublishRevisions.inc({ outcome: 'error' })
     throw e
   }
 }
@@ -66,7 +78,7 @@ export function publishOne(db: Db, metrics: Metrics | null, input: PublishInput)
  */
 export function publishBatch(db: Db, metrics: Metrics | null, ids: readonly string[], input: Omit<PublishInput, 'id'>): PublishItem[] {
   const answers: PublishItem[] = []
-  for (const i of publishOrder(db, input.teamId, ids, input.source)) answers[i] = publishOne(db, metrics, { ...input, id: ids[i]! })
+  for (const i of publishOrder(db, input.teamId, ids, input.source)) answers[i] = publishCounted(db, metrics, { ...input, id: ids[i]! })
   return answers
 }
 
@@ -76,7 +88,7 @@ export function publishBatch(db: Db, metrics: Metrics | null, ids: readonly stri
  * item refuses that item and the rest with BUSY_REASON (core/batch.ts `runBatchWaiting`).
  */
 export function publishBatchWaiting(db: Db, metrics: Metrics | null, ids: readonly string[], input: Omit<PublishInput, 'id'>): Promise<PublishItem[]> {
-  return runBatchWaiting(db, ids, publishOrder(db, input.teamId, ids, input.source), (id) => publishOne(db, metrics, { ...input, id }))
+  return runBatchWaiting(db, ids, publishOrder(db, input.teamId, ids, input.source), (id) => publishCounted(db, metrics, { ...input, id }))
 }
 
 /** The order to publish `ids` of one team in by `source` (indices into `ids`): see `parentsFirst`. */

@@ -3,9 +3,12 @@
  * like any delivery (an outbox row and an attempt with trigger `test`), so it shows in the log
  * and can be redelivered.
  */
-import { and, eq, inArray } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { deliveryAttempts, outbox, outboxEvents, webhooks, type OutboxRow } from '../../db/schema'
+import type { OutboxRow } from '../../db/schema'
+import { findDelivery } from '../../db/outbox/find-delivery'
+import { insertTestDelivery } from '../../db/outbox/insert-test-delivery'
+import { listDeliveries as listDeliveryPage } from '../../db/outbox/list-deliveries'
+import { requeueManual } from '../../db/outbox/requeue-manual'
 import { getTeam } from '../teams/service'
 import { deliverOnce } from '../delivery/deliver'
 import { AppError, badRequest, notFound } from '../errors'
@@ -58,20 +61,10 @@ export async function testWebhook(
   const delivered = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300
   // The caller is told only that the target is not a reachable public address; why, for operators.
   if (result.detail) opts.log?.warn({ webhookId: webhook.id, eventId: payload.eventId, error: result.error, detail: result.detail }, 'webhook test send refused')
-  db.transaction((tx) => {
-    // Deleted while the test was on the wire: the answer is still the caller's, there is no log to keep it in.
-    if (!tx.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.id, webhook.id)).get()) return
-    tx.insert(outboxEvents).values({ eventId: payload.eventId, payload: bytes }).run()
-    const row = tx.insert(outbox).values({
-      eventId: payload.eventId, webhookId: webhook.id, teamId: input.teamId, eventType,
-      status: delivered ? 'delivered' : 'failed', attempts: 1, nextAttemptAt: startedAt, trigger: 'test',
-      createdAt: startedAt, updatedAt: Date.now(),
-    }).returning({ seq: outbox.seq }).get()
-    tx.insert(deliveryAttempts).values({
-      outboxSeq: row.seq, webhookId: webhook.id, eventId: payload.eventId, attempt: 1, trigger: 'test', startedAt,
-      statusCode: result.statusCode, error: result.error, durationMs: result.durationMs, responseBody: result.responseBody, nextAttemptAt: null,
-    }).run()
-  }, { behavior: 'immediate' })
+  // Deleted while the test was on the wire: the answer is still the caller's, there is no log to keep it in.
+  insertTestDelivery(db.$client, {
+    eventId: payload.eventId, webhookId: webhook.id, teamId: input.teamId, eventType, bytes, delivered, startedAt, result,
+  })
   return {
     delivered, status: result.statusCode, durationMs: result.durationMs, responseBody: result.responseBody,
     ...(result.error ? { error: result.error } : {}),
@@ -96,34 +89,20 @@ export interface DeliveryPage {
 
 /**
  * One page of the delivery log of one webhook, newest first, each event with its attempts in
- * order. Read through the outbox's (webhook_id, seq) index and the attempts' (outbox_seq) index,
- * so a page costs the same however many deliveries the file holds.
+ * order (db/outbox/list-deliveries.ts: a page costs the same however many deliveries the file holds).
  */
 export function listDeliveries(db: Db, teamId: string, id: string, page: DeliveryPage = {}) {
   getWebhookRow(db, teamId, id)
   let beforeSeq: number | undefined
   if (page.before !== undefined) {
-    const from = db.select({ seq: outbox.seq }).from(outbox).where(and(eq(outbox.webhookId, id), eq(outbox.eventId, page.before))).get()
+    const from = findDelivery(db.$client, id, page.before)
     if (!from) throw notFound('`before` names no delivery of this webhook (never made, or removed by retention).')
     beforeSeq = from.seq
   }
-  // Pending and failed rows are few (each is a retry or a failure), so those pages walk the
-  // (status, webhook_id, ...) index and sort what they find; every other page walks the
-  // (webhook_id, seq) index newest first. A status filter on the latter would read every delivered
-  // row of a healthy webhook to find no failure.
-  const rare = page.status === 'pending' || page.status === 'failed'
-  const rows = db.$client.query<{ seq: number; eventId: string; eventType: string; status: OutboxRow['status']; createdAt: number }, Record<string, string | number>>(
-    `SELECT seq, event_id AS eventId, event_type AS eventType, status, created_at AS createdAt
-     FROM outbox INDEXED BY ${rare ? 'outbox_webhook_due' : 'outbox_webhook_seq'}
-     WHERE webhook_id = $webhook ${page.status ? 'AND status = $status' : ''} ${beforeSeq === undefined ? '' : 'AND seq < $before'}
-     ORDER BY seq DESC LIMIT $limit`,
-  ).all({ webhook: id, limit: page.limit ?? LOG_PAGE, ...(page.status ? { status: page.status } : {}), ...(beforeSeq === undefined ? {} : { before: beforeSeq }) })
-  const attempts = rows.length === 0 ? [] : db.select().from(deliveryAttempts)
-    .where(inArray(deliveryAttempts.outboxSeq, rows.map((r) => r.seq))).orderBy(deliveryAttempts.id).all()
-  const bySeq = Map.groupBy(attempts, (a) => a.outboxSeq) // in id order within each
+  const rows = listDeliveryPage(db.$client, { webhookId: id, limit: page.limit ?? LOG_PAGE, status: page.status, beforeSeq })
   return rows.map((r) => ({
     eventId: r.eventId, eventType: r.eventType as EventType, status: r.status, createdAt: new Date(r.createdAt).toISOString(),
-    attempts: (bySeq.get(r.seq) ?? []).map((a) => ({
+    attempts: r.attempts.map((a) => ({
       attempt: a.attempt, trigger: a.trigger, at: new Date(a.startedAt).toISOString(), statusCode: a.statusCode,
       error: a.error, durationMs: a.durationMs, nextAttemptAt: iso(a.nextAttemptAt), responseBody: a.responseBody ?? '',
     })),
@@ -136,14 +115,14 @@ export function listDeliveries(db: Db, teamId: string, id: string, page: Deliver
  */
 export function redeliver(db: Db, teamId: string, id: string, eventId: string, now = Date.now()) {
   getWebhookRow(db, teamId, id)
-  return db.transaction((tx) => {
-    const row = tx.select().from(outbox).where(and(eq(outbox.webhookId, id), eq(outbox.eventId, eventId))).get()
+  const c = db.$client
+  return c.transaction(() => {
+    const row = findDelivery(c, id, eventId)
     if (!row) throw notFound('No delivery of this webhook has that event id (never made, or removed by retention).')
     if (row.leaseExpiresAt !== null && row.leaseExpiresAt > now) {
       throw new AppError(409, 'delivery_in_progress', 'This event is being sent, or is about to be; try again when the attempt is over.')
     }
-    tx.update(outbox).set({ status: 'pending', attempts: 0, nextAttemptAt: now, leaseToken: null, leaseExpiresAt: null, trigger: 'manual', updatedAt: now })
-      .where(eq(outbox.seq, row.seq)).run()
+    requeueManual(c, row.seq, now)
     return { eventId, eventType: row.eventType as EventType, status: 'pending' as const }
-  }, { behavior: 'immediate' })
+  }).immediate()
 }

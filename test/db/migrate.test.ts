@@ -6,7 +6,7 @@ import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
 import { openDb } from '../../db/client'
 import * as schema from '../../db/schema'
-import { claimDue } from '../../dispatcher/claim'
+import { claimDue } from '../../db/outbox/claim'
 import { LIVE_CHILDREN_SQL } from '../../core/events/record'
 import { makeTestDir, TEAM } from '../helpers'
 
@@ -61,7 +61,7 @@ test('0002 moves the payloads of existing outbox rows to outbox_events; the clai
     const columns = (db.$client.query('PRAGMA table_info(outbox)').all() as { name: string }[]).map((c) => c.name)
     expect(columns).not.toContain('payload')
     expect(db.$client.query(`SELECT name FROM sqlite_master WHERE name = 'outbox_due'`).all()).toEqual([])
-    const claimed = claimDue(db, { now: 2000, leaseMs: 5000, limit: 10 })
+    const claimed = claimDue(db.$client, { now: 2000, leaseMs: 5000, limit: 10 })
     expect(claimed.map((r) => ({ eventId: r.eventId, webhookId: r.webhookId, payload: r.payload, status: r.status }))).toEqual([
       { eventId: 'e-1', webhookId: 'wh-a', payload: '{"eventId":"e-1","n":1}', status: 'pending' },
       { eventId: 'e-1', webhookId: 'wh-b', payload: '{"eventId":"e-1","n":1}', status: 'pending' },

@@ -5,7 +5,8 @@ import { enqueueEvent } from '../../core/events/record'
 import { samplePayload } from '../../core/webhooks/deliveries'
 import { startReceiver, type TestReceiver } from '../test-receiver'
 import { createDispatcher } from '../../dispatcher/loop'
-import { claimDue, completeAttempt, completeAttempts } from '../../dispatcher/claim'
+import { claimDue } from '../../db/outbox/claim'
+import { recordAttempt, recordAttempts } from '../../db/outbox/record-attempts'
 import { dueSchedules, publishDue } from '../../core/publish/scheduled'
 import { createLogger } from '../../core/log'
 import { verifySignature } from '../../receiver'
@@ -163,11 +164,11 @@ test('a burst of site changes yields one site.changed after the quiet period; ed
 
 test('an expired lease is claimable again; a lost lease writes nothing', async () => {
   await publish(page('pages/a', 'pages/home', { en: { title: 'A', slug: 'a' } }))
-  const [row] = claimDue(ctx.db, { now: clock, leaseMs: 5000, limit: 10 }) // a dispatcher that then dies
+  const [row] = claimDue(ctx.db.$client, { now: clock, leaseMs: 5000, limit: 10 }) // a dispatcher that then dies
   expect(row).toBeDefined()
   expect(await dispatcher().runOnce(clock + 1000)).toBe(0)
   expect(await dispatcher().runOnce(clock + 5000)).toBe(1)
-  const stale = completeAttempt(ctx.db, row!, { statusCode: 200, error: null, refused: false, durationMs: 1, responseBody: '' }, { status: 'delivered' }, clock)
+  const stale = recordAttempt(ctx.db.$client, row!, { statusCode: 200, error: null, refused: false, durationMs: 1, responseBody: '' }, { status: 'delivered' }, clock)
   expect(stale).toBe(false)
   expect(ctx.db.$client.query('SELECT COUNT(*) AS n FROM delivery_attempts').get()).toEqual({ n: 1 })
 })
@@ -175,12 +176,12 @@ test('an expired lease is claimable again; a lost lease writes nothing', async (
 test('recording a batch: only rows whose lease still matches move on and get an attempt row', async () => {
   await publish(page('pages/a', 'pages/home', { en: { title: 'A', slug: 'a' } }))
   await publish(page('pages/b', 'pages/home', { en: { title: 'B', slug: 'b' } }))
-  const [first, second] = claimDue(ctx.db, { now: clock, leaseMs: 5000, limit: 10 })
+  const [first, second] = claimDue(ctx.db.$client, { now: clock, leaseMs: 5000, limit: 10 })
   expect(second).toBeDefined()
   // The first row's lease expires and another dispatcher takes it: our token no longer matches.
   ctx.db.$client.query('UPDATE outbox SET lease_token = ? WHERE seq = ?').run('someone-else', first!.seq)
   const ok = { statusCode: 200, error: null, refused: false, durationMs: 3, responseBody: 'ok' }
-  const kept = completeAttempts(ctx.db, [
+  const kept = recordAttempts(ctx.db.$client, [
     { row: first!, result: ok, step: { status: 'delivered' }, startedAt: clock },
     { row: second!, result: { ...ok, statusCode: 503 }, step: { status: 'pending', delayMs: 1500 }, startedAt: clock },
   ])

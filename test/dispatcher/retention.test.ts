@@ -6,7 +6,7 @@ import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { createTestContext, holdWriteLock, insertDelivery, TEAM, TOKENS, type TestContext } from '../helpers'
 import { startReceiver, type TestReceiver } from '../test-receiver'
 import { createDispatcher } from '../../dispatcher/loop'
-import { pruneDeliveries } from '../../dispatcher/prune'
+import { pruneDeliveries } from '../../db/outbox/prune'
 import { createLogger } from '../../core/log'
 
 let ctx: TestContext
@@ -139,7 +139,7 @@ test('pruneDeliveries: emitted site changes past the cutoff go, held ones stay; 
   for (const [i, at] of [[1, cutoff + 10], [2, cutoff - 10_000]] as const) {
     insertDelivery(c, { eventId: `s${i}`, webhookId: hooks[0]!.id, status: 'failed', attempts: 3, at })
   }
-  expect(pruneDeliveries(ctx.db, cutoff, 100)).toEqual({ deliveries: 1, events: 1, siteChanges: 1, next: null })
+  expect(pruneDeliveries(ctx.db.$client, cutoff, 100)).toEqual({ deliveries: 1, events: 1, siteChanges: 1, next: null })
   expect((c.query('SELECT emitted_at FROM site_changes').all() as { emitted_at: number | null }[])).toEqual([{ emitted_at: null }])
   expect((c.query('SELECT event_id FROM outbox').all() as { event_id: string }[]).map((r) => r.event_id)).toEqual(['s1'])
 })
@@ -157,12 +157,12 @@ test('pruneDeliveries: a step reads a bounded slice and says where the sweep goe
   })()
   const seqs = (c.query('SELECT seq FROM outbox ORDER BY seq').all() as { seq: number }[]).map((r) => r.seq)
   // max 3: three old rows, then the sweep goes on after the third (seq index 4).
-  expect(pruneDeliveries(ctx.db, cutoff, 3)).toEqual({ deliveries: 3, events: 3, siteChanges: 3, next: seqs[4]! })
+  expect(pruneDeliveries(ctx.db.$client, cutoff, 3)).toEqual({ deliveries: 3, events: 3, siteChanges: 3, next: seqs[4]! })
   // A large max: the step stops after 2,000 rows read, 1,000 more old ones among them.
-  expect(pruneDeliveries(ctx.db, cutoff, 10_000, () => true, seqs[4]!)).toEqual({ deliveries: 1000, events: 1000, siteChanges: 2, next: seqs[2004]! })
+  expect(pruneDeliveries(ctx.db.$client, cutoff, 10_000, () => true, seqs[4]!)).toEqual({ deliveries: 1000, events: 1000, siteChanges: 2, next: seqs[2004]! })
   // The lock taken: nothing written, the same place next time.
-  expect(pruneDeliveries(ctx.db, cutoff, 10_000, () => false, seqs[2004]!)).toEqual({ deliveries: 0, events: 0, siteChanges: 0, next: seqs[2004]! })
-  expect(pruneDeliveries(ctx.db, cutoff, 10_000, () => true, seqs[2004]!)).toEqual({ deliveries: 247, events: 247, siteChanges: 0, next: null })
+  expect(pruneDeliveries(ctx.db.$client, cutoff, 10_000, () => false, seqs[2004]!)).toEqual({ deliveries: 0, events: 0, siteChanges: 0, next: seqs[2004]! })
+  expect(pruneDeliveries(ctx.db.$client, cutoff, 10_000, () => true, seqs[2004]!)).toEqual({ deliveries: 247, events: 247, siteChanges: 0, next: null })
   expect(count('outbox')).toBe(1250)
   expect(count('site_changes')).toBe(0)
 })

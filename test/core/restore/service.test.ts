@@ -78,7 +78,7 @@ test('a draft discarded between read and write (activity untouched): 409, no dra
 
 test('a publish between read and write, no draft: 409, since the merge read the old canonical', async () => {
   const before = await state()
-  const publishAgain = () => publishOne(ctx.db, null, { teamId: TEAM, id: ID, stampUserId: 'u-other', actorUserId: 'u-other', source: 'api' })
+  const publishAgain = () => publishOne(ctx.db, { teamId: TEAM, id: ID, stampUserId: 'u-other', actorUserId: 'u-other', source: 'api' })
   const e = refusal(() => restore(ctx.db, caller, cmd(), { beforeWrite: publishAgain }))
   expect(e.status).toBe(409)
   const after = await state()

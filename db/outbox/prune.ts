@@ -1,12 +1,13 @@
 /**
- * Delivery log retention (docs/webhooks-delivery.md#delivery-log-retention, `DELIVERY_LOG_RETENTION_DAYS`):
+ * Prune: delivery log retention (docs/dispatcher.md "Retention", `DELIVERY_LOG_RETENTION_DAYS`):
  * finished deliveries (delivered or failed for good) whose last change is older than the
  * cutoff leave the database with their attempts, and an event's stored bytes go with its last
  * delivery. Without it the outbox, the attempt log and the event bytes grow with every publish,
  * forever. Pending rows are never touched, whatever their age: they are work, not history.
  */
-import type { Db, MayWrite } from '../db/client'
-import { deliveryLeftovers } from '../db/deliveries'
+import type { Database } from 'bun:sqlite'
+import type { MayWrite } from '../client'
+import { deliveryLeftovers } from './drop-leftovers'
 
 export interface PruneResult {
   /** Deliveries (outbox rows) removed, each with its attempts. */
@@ -31,8 +32,7 @@ const SCAN_ROWS = 2000
  * transaction, which checks each row's state again (a redelivery may have made it pending);
  * when it says no, nothing is written and `next` is `from`, to be tried again.
  */
-export function pruneDeliveries(db: Db, cutoff: number, max: number, mayWrite: MayWrite = () => true, from = 0): PruneResult {
-  const c = db.$client
+export function pruneDeliveries(c: Database, cutoff: number, max: number, mayWrite: MayWrite = () => true, from = 0): PruneResult {
   const rows = c.query<{ seq: number; event_id: string; status: string; updated_at: number }, [number, number]>(
     'SELECT seq, event_id, status, updated_at FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?',
   ).all(from, SCAN_ROWS)
@@ -52,7 +52,7 @@ export function pruneDeliveries(db: Db, cutoff: number, max: number, mayWrite: M
   if (due.length === 0 && siteChanges.length === 0) return result
   if (!mayWrite()) return { ...result, next: from }
   const dropRow = c.query(`DELETE FROM outbox WHERE seq = ? AND status <> 'pending' AND updated_at < ?`)
-  const leftovers = deliveryLeftovers(db)
+  const leftovers = deliveryLeftovers(c)
   const dropSiteChange = c.query('DELETE FROM site_changes WHERE id = ? AND emitted_at < ?')
   c.transaction(() => {
     for (const { seq, eventId } of due) {
