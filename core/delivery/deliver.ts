@@ -2,6 +2,7 @@
  * One delivery attempt: build the provider's request, check the target (SSRF, at send time),
  * sign, send to the checked address with a timeout and classify. Used by the dispatcher and by the api's test endpoint.
  */
+import type { AttemptRecord } from '../../db/outbox/attempt'
 import { buildRequest, type Outgoing, type OutgoingRequest } from './providers'
 import { checkTargetAtSend, pinnedRequest, type Lookup } from './ssrf'
 
@@ -16,13 +17,9 @@ export interface DeliverOptions {
   now?: () => number
 }
 
-export interface AttemptResult {
-  statusCode: number | null
-  error: string | null
+export interface AttemptResult extends AttemptRecord {
   /** A refusal (SSRF, bad target) is final, never retried. */
   refused: boolean
-  durationMs: number
-  responseBody: string
   /** Why a target was refused, for the log line only (never stored or answered: `TargetProblem.detail`). */
   detail?: string
 }

@@ -4,6 +4,7 @@
  * 2-3 s (jittered); 4xx final (misconfiguration). Redirects are not followed and are final too:
  * following them would let a public target bounce us to a private address.
  */
+import type { NextStep } from '../../db/outbox/attempt'
 
 /** spec.md "Limits": delivery attempts. */
 export const MAX_ATTEMPTS = 3
@@ -11,10 +12,7 @@ export const MAX_ATTEMPTS = 3
 /** How one attempt ended: an HTTP status, or `null` for a timeout / network error. */
 export type AttemptOutcome = { statusCode: number | null; refused?: boolean }
 
-export type NextStep =
-  | { status: 'delivered' }
-  | { status: 'pending'; delayMs: number }
-  | { status: 'failed' }
+export type { NextStep }
 
 /** Is this outcome worth another attempt (ignoring the attempt budget)? */
 export function isRetryable(o: AttemptOutcome): boolean {

@@ -1,6 +1,6 @@
 /** Test delivery insert: a test send, stored as a finished delivery with its one attempt. */
 import type { Database } from 'bun:sqlite'
-import type { AttemptResult } from '../../core/delivery/deliver'
+import type { AttemptRecord } from './attempt'
 
 export interface TestDelivery {
   eventId: string
@@ -10,7 +10,7 @@ export interface TestDelivery {
   bytes: string
   delivered: boolean
   startedAt: number
-  result: AttemptResult
+  result: AttemptRecord
 }
 
 /**

@@ -3,13 +3,12 @@
  * or pending with its next attempt time), releases its lease, and adds its attempt row.
  */
 import type { Database } from 'bun:sqlite'
-import type { AttemptResult } from '../../core/delivery/deliver'
-import type { NextStep } from '../../core/delivery/retry'
+import type { AttemptRecord, NextStep } from './attempt'
 import type { ClaimedRow } from './claim'
 
 export interface Completion {
   row: ClaimedRow
-  result: AttemptResult
+  result: AttemptRecord
   step: NextStep
   startedAt: number
 }
@@ -51,6 +50,6 @@ export function recordAttempts(client: Database, items: readonly Completion[], a
 }
 
 /** One completion on its own; see `recordAttempts`. */
-export function recordAttempt(client: Database, row: ClaimedRow, result: AttemptResult, step: NextStep, startedAt: number): boolean {
+export function recordAttempt(client: Database, row: ClaimedRow, result: AttemptRecord, step: NextStep, startedAt: number): boolean {
   return recordAttempts(client, [{ row, result, step, startedAt }])[0]!
 }

@@ -168,7 +168,7 @@ test('an expired lease is claimable again; a lost lease writes nothing', async (
   expect(row).toBeDefined()
   expect(await dispatcher().runOnce(clock + 1000)).toBe(0)
   expect(await dispatcher().runOnce(clock + 5000)).toBe(1)
-  const stale = recordAttempt(ctx.db.$client, row!, { statusCode: 200, error: null, refused: false, durationMs: 1, responseBody: '' }, { status: 'delivered' }, clock)
+  const stale = recordAttempt(ctx.db.$client, row!, { statusCode: 200, error: null, durationMs: 1, responseBody: '' }, { status: 'delivered' }, clock)
   expect(stale).toBe(false)
   expect(ctx.db.$client.query('SELECT COUNT(*) AS n FROM delivery_attempts').get()).toEqual({ n: 1 })
 })
