@@ -101,11 +101,7 @@ export const revisions = sqliteTable(
     seq: integer('seq').primaryKey({ autoIncrement: true }),
     teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
     documentId: text('document_id').notNull(),
-    /**
-     * 1, 2, 3, ... per document in write order. Revisions are only ever removed all at once
-     * per document, so ordinals stay dense and a raw offset maps to one ordinal: deep
-     * version pages cost an index seek, not an index walk.
-     */
+    /** 1, 2, 3, ... per document; removed only all at once, so dense: a deep version page is an index seek. */
     ordinal: integer('ordinal').notNull(),
     changeVector: text('change_vector').notNull(),
     /**
@@ -125,10 +121,7 @@ export const revisions = sqliteTable(
   (t) => [
     uniqueIndex('revisions_cv').on(t.teamId, t.changeVector),
     uniqueIndex('revisions_doc_ordinal').on(t.teamId, t.documentId, t.ordinal),
-    /**
-     * The rows whose body is still plain JSON text, waiting for the background conversion
-     * (dispatcher/compress-revisions.ts). New rows are written compressed, so it empties.
-     */
+    /** Rows still in plain JSON text, for the background conversion (dispatcher/compress-revisions.ts). */
     index('revisions_plain').on(t.seq).where(sql`typeof(${t.body}) = 'text'`),
   ],
 )
@@ -203,10 +196,8 @@ export const webhooks = sqliteTable(
 )
 
 /**
- * The serialised bytes of each event, written once at enqueue and never changed, so every
- * retry to every webhook sends identical bytes. Kept apart from `outbox` because SQLite
- * rewrites a whole row on UPDATE: the lease and state changes of a delivery then rewrite a
- * short row, not the payload with it.
+ * Each event's bytes, written once at enqueue, so every retry to every webhook sends the same.
+ * Apart from `outbox`: SQLite rewrites a whole row on UPDATE, and a lease change then rewrites a short one.
  */
 export const outboxEvents = sqliteTable('outbox_events', {
   eventId: text('event_id').primaryKey(),
@@ -284,10 +275,8 @@ export const siteChanges = sqliteTable(
 )
 
 /**
- * Counters a process that serves no HTTP adds to, read by the api's `/metrics` at scrape time
- * (the dispatcher's scheduled publishes: `service_worker_publish_revisions{outcome}`). Kept in
- * the shared file, written in the transaction of what they count, so a scrape sees every
- * process's work and a restart loses nothing.
+ * Counters of a process that serves no HTTP (the dispatcher's scheduled publishes), read by the api's
+ * `/metrics`; written in the transaction of what they count, so a restart loses nothing.
  */
 export const metricCounters = sqliteTable(
   'metric_counters',
