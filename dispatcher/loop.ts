@@ -86,7 +86,12 @@ export function createDispatcher(deps: DispatcherDeps) {
   /** Sends one claimed row to `webhook` as it is now (null: deleted) and records the attempt under its lease. */
   async function send(row: ClaimedRow, webhook: SendTarget | null, slot: Slot): Promise<void> {
     try {
-      if (!webhook) return releaseLease(client, row)
+      if (!webhook) {
+        // Deleted: give the row back after a turn of the event loop, so that freeing its slot (which
+        // starts the next queued row, maybe of the same webhook) does not recurse once per row.
+        await Promise.resolve()
+        return releaseLease(client, row)
+      }
       const startedAt = now()
       const result = await deliverOnce({ webhook, payload: row.payload, eventType: row.eventType, eventId: row.eventId }, sendOptions)
       // The answer is in: the send slot is free now (as in a bare fetch loop), the record follows.
