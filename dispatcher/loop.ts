@@ -59,7 +59,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     // Nothing recorded: the leases expire and the rows are sent again (at least once).
     onError: (err) => log.error({ err }, 'recording attempts failed'),
   })
-  /** Changes when another process commits; read by the webhook cache and `changedElsewhere`. */
+  /** Changes when another process commits; read by the webhook cache and `tick`. */
   const dataVersion = client.query<{ data_version: number }, []>('PRAGMA data_version')
   const readVersion = () => dataVersion.get()!.data_version
   const webhooks = new WebhookCache<SendTarget>((id) => loadSendTarget(client, id), readVersion)
@@ -103,7 +103,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       log.error({ err, eventId: row.eventId, webhookId: row.webhookId }, 'delivery crashed')
     } finally {
       freeSlot(slot)
-      if (--inFlight === 0) for (const wake of idleWaiters.splice(0)) wake()
+      if (--inFlight === 0) for (const resolve of idleWaiters.splice(0)) resolve()
     }
   }
 

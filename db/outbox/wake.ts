@@ -36,7 +36,8 @@ export function wakeDispatchers(client: Database): void {
     const ports = portsOf(path)
     if (ports.length === 0) return
     if (socket) return send(socket, ports)
-    const open = (opening ??= Bun.udpSocket({}).catch(() => null))
+    // Unref'd: a hint socket never keeps a process (the CLI's seed, a script) from exiting.
+    const open = (opening ??= Bun.udpSocket({}).then((s) => (s.unref(), s), () => null))
     void open.then((s) => {
       socket = s
       if (s) send(s, ports)
