@@ -5,7 +5,8 @@
  * only the hint can bring the delivery within the second.
  */
 import { afterEach, beforeEach, expect, test } from 'bun:test'
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { createTestContext, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { startReceiver, type TestReceiver } from '../test-receiver'
 import { createDispatcher } from '../../dispatcher/loop'
@@ -40,4 +41,24 @@ test('a publish wakes a started dispatcher at once; a stopped one leaves no port
   }
   expect(readdirSync(dir)).toEqual([])
   expect(existsSync(dir)).toBe(true)
+})
+
+test('a process that wrote outbox rows with a dispatcher listening exits when its work is done (the hint socket holds nothing open)', async () => {
+  const dir = dispatchersDir(ctx.path)
+  const hints: number[] = []
+  const listener = await Bun.udpSocket({ hostname: '127.0.0.1', port: 0, socket: { data: () => void hints.push(Date.now()) } })
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'someone.port'), String(listener.port))
+  const script = `
+    import { openDb } from './db/client'
+    import { enqueueEvent } from './core/events/record'
+    import { samplePayload } from './core/webhooks/deliveries'
+    const db = openDb(${JSON.stringify(ctx.path)})
+    db.transaction((tx) => enqueueEvent(tx, samplePayload({ id: '${TEAM}', workspaceId: 'main', defaultLocale: 'en' }, 'content.published', 'u')))`
+  const p = Bun.spawn(['bun', '-e', script], { cwd: new URL('../..', import.meta.url).pathname, stdout: 'ignore', stderr: 'inherit' })
+  const exited = await Promise.race([p.exited, Bun.sleep(10_000).then(() => 'still running')])
+  if (exited === 'still running') p.kill('SIGKILL')
+  listener.close()
+  expect(exited).toBe(0)
+  expect(hints).toHaveLength(1)
 })
