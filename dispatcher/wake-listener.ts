@@ -16,7 +16,7 @@ export async function listenForWakes(dir: string, owner: string, onWake: () => v
   let socket: Bun.udp.Socket<'buffer'> | null = null
   const file = join(dir, `${owner}.port`)
   try {
-    const bound = await Bun.udpSocket({ hostname: '127.0.0.1', port: 0, socket: { data: () => onWake() } })
+    const bound = await Bun.udpSocket({ hostname: '127.0.0.1', port: 0, socket: { data: () => onWake(), error: () => {} } })
     socket = bound
     // Written under another name and renamed: a sender never reads half a port number.
     const tmp = join(dir, `.${owner}.port.tmp`)

@@ -37,7 +37,8 @@ export function wakeDispatchers(client: Database): void {
     if (ports.length === 0) return
     if (socket) return send(socket, ports)
     // Unref'd: a hint socket never keeps a process (the CLI's seed, a script) from exiting.
-    const open = (opening ??= Bun.udpSocket({}).then((s) => (s.unref(), s), () => null))
+    // An error (a hint to a port no one listens on any more) is nothing to act on.
+    const open = (opening ??= Bun.udpSocket({ socket: { error: () => {} } }).then((s) => (s.unref(), s), () => null))
     void open.then((s) => {
       socket = s
       if (s) send(s, ports)
