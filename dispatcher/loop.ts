@@ -19,6 +19,7 @@ import { nextStep } from '../core/delivery/retry'
 import { logAttempt } from './attempt-log'
 import { AttemptRecorder } from './attempt-recorder'
 import { Liveness } from './liveness'
+import { listenForWakes, type WakeListener } from './wake-listener'
 import { createBookkeeping } from './bookkeeping'
 import { SendPool, type Slot } from './send-pool'
 import { WebhookCache } from './webhook-cache'
@@ -58,7 +59,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     // Nothing recorded: the leases expire and the rows are sent again (at least once).
     onError: (err) => log.error({ err }, 'recording attempts failed'),
   })
-  /** Changes when another process commits; read by the webhook cache and `changedElsewhere`. */
+  /** Changes when another process commits; read by the webhook cache and `tick`. */
   const dataVersion = client.query<{ data_version: number }, []>('PRAGMA data_version')
   const readVersion = () => dataVersion.get()!.data_version
   const webhooks = new WebhookCache<SendTarget>((id) => loadSendTarget(client, id), readVersion)
@@ -71,6 +72,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   const liveness = deps.livenessDir ? new Liveness(deps.livenessDir, leaseMs) : null
   /** Set once the proof of life is held: claims then write owned lease tokens. */
   let owner: string | undefined
+  /** The wake hint socket, while started with a proof of life. */
+  let wake: Promise<WakeListener | null> | null = null
   let stopped = true
   let timer: ReturnType<typeof setTimeout> | null = null
   /** Sends started and not yet recorded (what stop() waits for), and who waits for none. */
@@ -105,7 +108,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       log.error({ err, eventId: row.eventId, webhookId: row.webhookId }, 'delivery crashed')
     } finally {
       freeSlot(slot)
-      if (--inFlight === 0) for (const wake of idleWaiters.splice(0)) wake()
+      if (--inFlight === 0) for (const resolve of idleWaiters.splice(0)) resolve()
     }
   }
 
@@ -163,11 +166,15 @@ export function createDispatcher(deps: DispatcherDeps) {
   // While started, freed slots are refilled at once (one cheap claim per event-loop turn, not
   // at the next poll): a backlog drains at the receivers' pace.
   let refillQueued = false
+  /** A wake hint came (wake-listener.ts): the claim reads the webhook list again, as after an outside commit. */
+  let hinted = false
   const runRefill = () => {
     refillQueued = false
     if (stopped) return
+    const fresh = hinted
+    hinted = false
     try {
-      claimAndSend(now(), true, false)
+      claimAndSend(now(), true, fresh)
     } catch (err) {
       log.error({ err }, 'claim failed')
     }
@@ -250,7 +257,14 @@ export function createDispatcher(deps: DispatcherDeps) {
     /** Starts polling. */
     start() {
       stopped = false
-      if (liveness?.start()) owner = liveness.owner
+      if (liveness?.start()) {
+        owner = liveness.owner
+        const onWake = () => {
+          hinted = true
+          refill()
+        }
+        wake = listenForWakes(deps.livenessDir!, owner, onWake)
+      }
       else if (liveness) log.warn({ livenessDir: deps.livenessDir }, 'no proof of life could be kept; after a crash, this dispatcher\'s rows come back when their leases expire')
       tick()
     },
@@ -263,6 +277,8 @@ export function createDispatcher(deps: DispatcherDeps) {
       // Rows claimed ahead and not sent go back at once rather than when their lease expires.
       for (const row of pool.drain()) giveBack(row)
       if (inFlight > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve))
+      ;(await wake)?.close()
+      wake = null
       liveness?.stop()
       owner = undefined
     },

@@ -8,6 +8,7 @@
  */
 import { openDbOrExit } from '../db/client'
 import { warnIfExposed } from '../db/file-modes'
+import { dispatchersDir } from '../db/outbox/wake'
 import { loadConfigOrExit } from '../core/config'
 import { createLogger } from '../core/log'
 import { createMetrics } from '../core/metrics'
@@ -45,7 +46,7 @@ const dispatcher = createDispatcher({
   concurrency: config.dispatcherConcurrency, perWebhook: config.dispatcherPerWebhook,
   deliveryRetentionMs: config.deliveryLogRetentionDays * 86_400_000,
   checkpoints: false, // on the worker below
-  livenessDir: `${config.databasePath}.dispatchers`,
+  livenessDir: dispatchersDir(config.databasePath),
 })
 // WAL checkpoints on their own thread (dispatcher/checkpoint-worker.ts): a checkpoint under load
 // takes tens of ms, which on this thread would stall every send in flight. The compiled binary

@@ -1,5 +1,6 @@
 /** Event insert: an event's bytes and one pending outbox row per webhook, in the caller's transaction. */
 import type { Database } from 'bun:sqlite'
+import { wakeDispatchers } from './wake'
 
 export interface NewEvent {
   eventId: string
@@ -15,7 +16,8 @@ export interface NewEvent {
 
 /**
  * Stores the event's bytes once and one pending outbox row per webhook pointing at them (an
- * event id already stored, or a row already there, is left as it is). Returns the rows asked for.
+ * event id already stored, or a row already there, is left as it is), and hints the
+ * dispatchers once the caller's transaction committed (wake.ts). Returns the rows asked for.
  */
 export function insertEvent(client: Database, e: NewEvent): number {
   if (e.webhookIds.length === 0) return 0
@@ -25,5 +27,6 @@ export function insertEvent(client: Database, e: NewEvent): number {
      VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?5) ON CONFLICT DO NOTHING`,
   )
   for (const id of e.webhookIds) row.run(e.eventId, id, e.teamId, e.eventType, e.at)
+  wakeDispatchers(client)
   return e.webhookIds.length
 }

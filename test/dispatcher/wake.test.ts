@@ -1,0 +1,64 @@
+/**
+ * Wake on commit (db/outbox/wake.ts, dispatcher/wake-listener.ts): a commit that writes outbox
+ * rows hints the started dispatchers, which claim at once. The dispatcher here shares the api's
+ * connection, whose own commits `PRAGMA data_version` does not see, and polls once a minute:
+ * only the hint can bring the delivery within the second.
+ */
+import { afterEach, beforeEach, expect, test } from 'bun:test'
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createTestContext, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
+import { startReceiver, type TestReceiver } from '../test-receiver'
+import { createDispatcher } from '../../dispatcher/loop'
+import { dispatchersDir } from '../../db/outbox/wake'
+import { createLogger } from '../../core/log'
+
+let ctx: TestContext
+let rx: TestReceiver
+beforeEach(async () => {
+  ctx = await createTestContext()
+  rx = startReceiver()
+  await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'w', provider: 'custom', target: rx.url } })
+})
+afterEach(() => {
+  rx.stop()
+  ctx.close()
+})
+
+test('a publish wakes a started dispatcher at once; a stopped one leaves no port behind', async () => {
+  const dir = dispatchersDir(ctx.path)
+  const d = createDispatcher({ db: ctx.db, log: createLogger('silent', 'test'), metrics: ctx.metrics, pollMs: 60_000, allowPrivateTargets: true, livenessDir: dir })
+  d.start()
+  try {
+    await waitFor(() => readdirSync(dir).some((f) => f.endsWith('.port')), 5000, 'the wake port')
+    await Bun.sleep(50) // past the first full pass: from here only a hint (or a minute) claims
+    const t0 = Date.now()
+    expect((await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/home'] } })).status).toBe(200)
+    await waitFor(() => rx.requests.length === 1, 2000, 'the delivery')
+    expect(Date.now() - t0).toBeLessThan(1000)
+  } finally {
+    await d.stop()
+  }
+  expect(readdirSync(dir)).toEqual([])
+  expect(existsSync(dir)).toBe(true)
+})
+
+test('a process that wrote outbox rows with a dispatcher listening exits when its work is done (the hint socket holds nothing open)', async () => {
+  const dir = dispatchersDir(ctx.path)
+  const hints: number[] = []
+  const listener = await Bun.udpSocket({ hostname: '127.0.0.1', port: 0, socket: { data: () => void hints.push(Date.now()) } })
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'someone.port'), String(listener.port))
+  const script = `
+    import { openDb } from './db/client'
+    import { enqueueEvent } from './core/events/record'
+    import { samplePayload } from './core/webhooks/deliveries'
+    const db = openDb(${JSON.stringify(ctx.path)})
+    db.transaction((tx) => enqueueEvent(tx, samplePayload({ id: '${TEAM}', workspaceId: 'main', defaultLocale: 'en' }, 'content.published', 'u')))`
+  const p = Bun.spawn(['bun', '-e', script], { cwd: new URL('../..', import.meta.url).pathname, stdout: 'ignore', stderr: 'inherit' })
+  const exited = await Promise.race([p.exited, Bun.sleep(10_000).then(() => 'still running')])
+  if (exited === 'still running') p.kill('SIGKILL')
+  listener.close()
+  expect(exited).toBe(0)
+  expect(hints).toHaveLength(1)
+})
