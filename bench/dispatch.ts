@@ -101,9 +101,11 @@ async function round(p: typeof real): Promise<Round> {
   const threads0 = cpuByThreadName(p.pid)
   const t0 = performance.now() + performance.timeOrigin
   for (let done = 0; done < N; done += CHUNK) {
+    // IMMEDIATE, as the api's writes: a deferred transaction reads first, and a dispatcher that
+    // commits before its first insert makes that insert fail at once (SQLITE_BUSY, stale snapshot).
     db.transaction((tx) => {
       for (let i = done; i < Math.min(N, done + CHUNK); i++) enqueueEvent(tx, samplePayload(team, 'content.published', 'u-editor'))
-    })
+    }, { behavior: 'immediate' })
   }
   await until(() => received.length >= base + N)
   const rate = N / ((received.at(-1)!.at - t0) / 1000)
