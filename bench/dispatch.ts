@@ -16,7 +16,7 @@
  */
 import { join } from 'node:path'
 import { rmSync } from 'node:fs'
-import { openDb } from '../db/client'
+import { openDb, writeLockFreeNow } from '../db/client'
 import { createApp } from '../api/app'
 import { loadConfig } from '../core/config'
 import { createLogger } from '../core/log'
@@ -75,15 +75,25 @@ const until = async (check: () => boolean, ms = 120_000) => {
   }
 }
 const unfinished = db.$client.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM outbox WHERE status = 'pending' OR lease_token IS NOT NULL`)
-/** Only `p` runs: the other is paused (SIGSTOP), so it neither claims nor takes CPU. */
-const only = (p: typeof real) => {
-  for (const q of [real, floor]) q.kill(q === p ? 'SIGCONT' : 'SIGSTOP')
+/**
+ * Only `p` runs: the other is paused (SIGSTOP), so it neither claims nor takes CPU. A process
+ * paused inside a write transaction (the floor leases every 10 ms, idle or not) would hold the
+ * write lock for the whole round: it is let go on and paused again until it holds none.
+ */
+async function only(p: typeof real) {
+  for (;;) {
+    for (const q of [real, floor]) q.kill(q === p ? 'SIGCONT' : 'SIGSTOP')
+    await Bun.sleep(1)
+    if (writeLockFreeNow(db)) return
+    for (const q of [real, floor]) q.kill('SIGCONT')
+    await Bun.sleep(3)
+  }
 }
 
 interface Round { rate: number; cpu: ThreadCpu | null }
 /** One round for `p`: N events committed, drained to the receiver and recorded. */
 async function round(p: typeof real): Promise<Round> {
-  only(p)
+  await only(p)
   await Bun.sleep(50)
   const base = received.length
   const team = { id: TEAM, workspaceId: 'main', defaultLocale: 'en' }
@@ -91,9 +101,11 @@ async function round(p: typeof real): Promise<Round> {
   const threads0 = cpuByThreadName(p.pid)
   const t0 = performance.now() + performance.timeOrigin
   for (let done = 0; done < N; done += CHUNK) {
+    // IMMEDIATE, as the api's writes: a deferred transaction reads first, and a dispatcher that
+    // commits before its first insert makes that insert fail at once (SQLITE_BUSY, stale snapshot).
     db.transaction((tx) => {
       for (let i = done; i < Math.min(N, done + CHUNK); i++) enqueueEvent(tx, samplePayload(team, 'content.published', 'u-editor'))
-    })
+    }, { behavior: 'immediate' })
   }
   await until(() => received.length >= base + N)
   const rate = N / ((received.at(-1)!.at - t0) / 1000)
@@ -109,7 +121,7 @@ async function round(p: typeof real): Promise<Round> {
 try {
   // Warm up both processes and their connections.
   for (const p of [real, floor]) {
-    only(p)
+    await only(p)
     const before = received.length
     await call('POST', `/content/publish/${TEAM}`, { ids: ['pages/home'] })
     await until(() => received.length > before)
@@ -134,7 +146,7 @@ try {
   }
 
   // 2. Publish-to-receipt latency through the api, the real dispatcher alone.
-  only(real)
+  await only(real)
   const latencies: number[] = []
   await call('POST', `/content/${TEAM}`, { id: 'pages/bench', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'B', slug: 'bench' } } })
   for (let i = 0; i < PUBLISHES; i++) {
