@@ -4,10 +4,7 @@
  */
 import { expect, test } from 'bun:test'
 import { TEAM } from '../helpers'
-import {
-  activity, applySnapshot, applyVersion, bare, cv, DRAFT, ID, ok, publish, publishedTwice, put, read, V1, V2, versionRefs,
-  HISTORY, restoreFixture,
-} from '../core/restore/fixtures'
+import { activity, applySnapshot, applyVersion, bare, DRAFT, HISTORY, ID, ok, publishedTwice, put, read, restoreFixture, V1, V2 } from '../core/restore/fixtures'
 
 const fx = restoreFixture()
 
