@@ -10,37 +10,17 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
-import { openDb } from '../db/client'
-import { createMetrics } from '../core/metrics'
-import { publishOne } from '../core/publish/service'
-import { saveDoc } from '../db/store'
-import { seed } from '../cli/seed'
 import { browserMissing, chromiumArgs, CHROMIUM } from '../test/browser/harness'
-import { fmt, summarize, tempDbPath } from './util'
+import { fmt, summarize } from './util'
+import { addVersions, BENCH_TOKEN, openVersionsDb } from './versions-db'
 
 const BIG = Number(process.argv[2] ?? 20_000)
 const ROUNDS = Number(process.argv[3] ?? 15)
 if (browserMissing()) process.exit(1)
 
-const path = tempDbPath('ui-history')
-const db = openDb(path)
-const metrics = createMetrics()
-seed(db, metrics, {
-  teams: [{
-    id: 't', workspaceId: 'w', locales: ['en', 'de'], defaultLocale: 'en',
-    contentTypes: [{ name: 'page', collection: 'pages', fields: [{ name: 'title', localizable: true }] }],
-    users: [{ id: 'u', token: 'bench-token-1', capabilities: ['EditContent', 'ChangeLiveContent'] }],
-  }],
-})
+const { path, db, metrics } = openVersionsDb('ui-history')
 const t0 = performance.now()
-// Drafts through the store (setup only), each published through the real publish.
-for (const [id, n] of [['pages/small', 20], ['pages/big', BIG]] as const) {
-  for (let i = 0; i < n; i++) {
-    const draft = { id: `${id}/draft`, contentType: 'page', fields: {}, locales: { en: { title: `v${i}` }, de: { title: `v${i}` } } }
-    saveDoc(db, { teamId: 't', id: draft.id, canonicalId: id, kind: 'draft', collection: 'pages', body: draft })
-    publishOne(db, { teamId: 't', id, stampUserId: 'u', actorUserId: 'u', source: 'api' })
-  }
-}
+for (const [id, n] of [['pages/small', 20], ['pages/big', BIG]] as const) addVersions(db, metrics, id, n)
 db.$client.close()
 console.log(`built 20 + ${BIG} versions in ${fmt((performance.now() - t0) / 1000, 1)} s`)
 
@@ -61,7 +41,7 @@ try {
   const base = `http://127.0.0.1:${port}`
   const page = await browser.newPage()
   await page.goto(`${base}/`)
-  await page.getByLabel('Bearer token').fill('bench-token-1')
+  await page.getByLabel('Bearer token').fill(BENCH_TOKEN)
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByText(/Signed in as/).waitFor()
   const samples: Record<string, number[]> = { 'pages/small': [], 'pages/big': [] }

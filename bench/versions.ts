@@ -5,43 +5,24 @@
  *
  *   bun bench/versions.ts [versions=20000] [requests=300]
  */
-import { openDb } from '../db/client'
 import { createApp } from '../api/app'
 import { loadConfig } from '../core/config'
 import { createLogger } from '../core/log'
-import { createMetrics } from '../core/metrics'
-import { publishCounted } from '../core/publish/service'
-import { saveDoc } from '../db/store'
-import { seed } from '../cli/seed'
-import { fmt, summarize, tempDbPath } from './util'
+import { fmt, summarize } from './util'
+import { addVersions, BENCH_TOKEN, openVersionsDb } from './versions-db'
 
 const VERSIONS = Number(process.argv[2] ?? 20_000)
 const REQUESTS = Number(process.argv[3] ?? 300)
 // The deep offset: 10,000, or the last full page of 25 on a smaller document.
 const DEEP = Math.max(0, Math.min(10_000, VERSIONS - 25))
-const path = tempDbPath('versions')
-const db = openDb(path)
-const metrics = createMetrics()
-seed(db, metrics, {
-  teams: [{
-    id: 't', workspaceId: 'w', locales: ['en', 'de'], defaultLocale: 'en',
-    contentTypes: [{ name: 'page', collection: 'pages', fields: [{ name: 'title', localizable: true }] }],
-    users: [{ id: 'u', token: 'bench-token-1', capabilities: ['EditContent', 'ChangeLiveContent'] }],
-  }],
-})
+const { path, db, metrics } = openVersionsDb('versions')
 let t0 = performance.now()
-// Drafts are written through the store (setup only, no activity entries), then published
-// through the real publish, which records each Published Version.
-for (let i = 0; i < VERSIONS; i++) {
-  const draft = { id: 'pages/hot/draft', contentType: 'page', fields: {}, locales: { en: { title: `v${i}` }, de: { title: `v${i}` } } }
-  saveDoc(db, { teamId: 't', id: draft.id, canonicalId: 'pages/hot', kind: 'draft', collection: 'pages', body: draft })
-  publishCounted(db, metrics, { teamId: 't', id: 'pages/hot', stampUserId: 'u', actorUserId: 'u', source: 'api' })
-}
+addVersions(db, metrics, 'pages/hot', VERSIONS)
 console.log(`built ${VERSIONS} versions in ${fmt((performance.now() - t0) / 1000, 1)} s`)
 
 const app = createApp({ db, config: loadConfig({ DATABASE_PATH: path }), log: createLogger('silent', 'bench'), metrics })
 await app.modules
-const headers = { authorization: 'Bearer bench-token-1' }
+const headers = { authorization: `Bearer ${BENCH_TOKEN}` }
 
 async function measure(start: number) {
   const url = `http://localhost/content/versions/t?id=pages/hot&start=${start}`

@@ -2,40 +2,13 @@
  * The MCP server for AI assistants (`POST /mcp/{activeTeam}`), driven by the official MCP
  * client over the app's real HTTP handling: what a connected assistant sees and does.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { createTestContext, holdWriteLock, TEAM, TOKENS, type TestContext } from '../helpers'
+import { describe, expect, test } from 'bun:test'
+import { holdWriteLock, TEAM, TOKENS } from '../helpers'
 import { BUSY_REASON } from '../../core/batch'
+import { assistantFixture, INIT, refusal } from './assistant-fixture'
 
-let ctx: TestContext
-beforeAll(async () => { ctx = await createTestContext() })
-afterAll(() => ctx.close())
-
-/** An MCP client for `token` on team `team`, sending every request through `app.handle`. */
-async function connect(token: string, team = TEAM): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`http://localhost/mcp/${team}`), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-    fetch: (url, init) => ctx.app.handle(new Request(String(url), init)),
-  })
-  const client = new Client({ name: 'test-assistant', version: '1.0.0' })
-  await client.connect(transport)
-  return client
-}
-
-const draft = (id: string, title: string, slug: string) =>
-  ctx.call('POST', `/content/${TEAM}`, { body: { id: `${id}/draft`, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title, slug } } } })
-const versions = async (id: string) => (await ctx.call('GET', `/content/versions/${TEAM}?id=${id}`)).body.rows ?? []
-const publishedOk = async () => Number(/service_api_publish_revisions\{outcome="ok"\} (\d+)/.exec((await ctx.call('GET', '/metrics')).text)![1])
-const eventsOf = (id: string) =>
-  (ctx.db.$client.query(`SELECT payload FROM outbox_events WHERE json_extract(payload, '$.documentId') = ?`).all(id) as { payload: string }[]).map((r) => JSON.parse(r.payload))
-/** A tool's refusal as the assistant reads it. */
-const refusal = (result: any) => {
-  expect(result.isError).toBe(true)
-  return JSON.parse(result.content[0].text)
-}
-
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }
+const fx = assistantFixture()
+const { connect, draft, versions } = fx
 
 const call = (name: string, args: unknown, id = 7) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
 
@@ -44,28 +17,28 @@ describe('MCP requests the route refuses or serves plainly', () => {
     await draft('pages/batched', 'Batched', 'batched')
     const batch = [call('publish_content', { ids: ['pages/batched'] }, 1), call('publish_content', { ids: ['pages/batched'] }, 2)]
     for (const body of [batch, []]) {
-      const res = await ctx.call('POST', `/mcp/${TEAM}`, { body, headers: { accept: 'application/json, text/event-stream' } })
+      const res = await fx.ctx.call('POST', `/mcp/${TEAM}`, { body, headers: { accept: 'application/json, text/event-stream' } })
       expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: expect.stringContaining('batches are not taken') } })
     }
     // Authorisation still comes first: an outsider learns nothing about the body rules, whichever refuses it.
     for (const body of [batch, { ...INIT, id: 1.5 }, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} }, { hello: 1 }]) {
-      const res = await ctx.call('POST', `/mcp/${TEAM}`, { token: TOKENS.outsider, body })
+      const res = await fx.ctx.call('POST', `/mcp/${TEAM}`, { token: TOKENS.outsider, body })
       expect({ body, status: res.status, error: res.body.error }).toEqual({ body, status: 403, error: 'forbidden' })
     }
-    expect((await ctx.call('GET', `/content/${TEAM}?id=pages/batched`)).status).toBe(404)
+    expect((await fx.ctx.call('GET', `/content/${TEAM}?id=pages/batched`)).status).toBe(404)
     expect(await versions('pages/batched')).toEqual([])
   })
 
   test('arguments that are not an object, and a message that is not JSON-RPC, are 400 invalid_body naming the field', async () => {
     for (const [body, at] of [[call('get_content', null), '/params/arguments'], [call('get_content', ['pages/home']), '/params/arguments'], [{ hello: 1 }, '`jsonrpc` is required.'], [null, '']] as const) {
-      const res = await ctx.call('POST', `/mcp/${TEAM}`, { body: JSON.stringify(body), headers: { accept: 'application/json, text/event-stream' } })
+      const res = await fx.ctx.call('POST', `/mcp/${TEAM}`, { body: JSON.stringify(body), headers: { accept: 'application/json, text/event-stream' } })
       expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_body' })
       expect(res.body.message).toContain(at)
     }
   })
 
   test('Origin (MCP transport spec): a page of another origin is 403 before anything else; its own origin and no Origin are served', async () => {
-    const post = (headers: Record<string, string>, token?: string | null) => ctx.call('POST', `/mcp/${TEAM}`, { body: INIT, headers, token })
+    const post = (headers: Record<string, string>, token?: string | null) => fx.ctx.call('POST', `/mcp/${TEAM}`, { body: INIT, headers, token })
     for (const [origin, host] of [['http://evil.example', undefined], ['null', undefined], ['http://localhost:3001', 'localhost:3000'], ['file:///x', undefined], ['http://127.0.0.1', 'localhost'], ['https://localhost', 'localhost:80']] as const) {
       const headers: Record<string, string> = host ? { origin, host } : { origin }
       for (const token of [undefined, null, TOKENS.outsider]) {
@@ -82,7 +55,7 @@ describe('MCP requests the route refuses or serves plainly', () => {
   })
 
   test("ids, tool calls and JSON media types the SDK would answer in JSON-RPC's shape are the api's 400 invalid_body, or served", async () => {
-    const post = (body: unknown, headers: Record<string, string> = {}) => ctx.call('POST', `/mcp/${TEAM}`, { body: JSON.stringify(body), headers })
+    const post = (body: unknown, headers: Record<string, string> = {}) => fx.ctx.call('POST', `/mcp/${TEAM}`, { body: JSON.stringify(body), headers })
     for (const [body, says] of [
       [{ jsonrpc: '2.0', id: 1.5, method: 'tools/list' }, '`id`'],
       [{ jsonrpc: '2.0', id: 1e308, method: 'tools/list' }, '`id`'],
@@ -103,7 +76,7 @@ describe('MCP requests the route refuses or serves plainly', () => {
   })
 
   test('params of the wrong shape are JSON-RPC -32602 (invalid params) naming the field, not -32603 with a validator dump', async () => {
-    const post = (body: unknown) => ctx.call('POST', `/mcp/${TEAM}`, { body: JSON.stringify(body) })
+    const post = (body: unknown) => fx.ctx.call('POST', `/mcp/${TEAM}`, { body: JSON.stringify(body) })
     for (const [method, params, field] of [
       ['initialize', { protocolVersion: 5, capabilities: {}, clientInfo: { name: 'c', version: '1' } }, 'params.protocolVersion'],
       ['initialize', { protocolVersion: '2025-06-18', capabilities: {} }, 'params.clientInfo'],
@@ -121,7 +94,7 @@ describe('MCP requests the route refuses or serves plainly', () => {
 
   test('any Accept is answered JSON: a generated client sending application/json only gets the answer, not 406', async () => {
     for (const accept of ['application/json', '*/*', null]) {
-      const res = await ctx.call('POST', `/mcp/${TEAM}`, { body: INIT, headers: accept ? { accept } : {} })
+      const res = await fx.ctx.call('POST', `/mcp/${TEAM}`, { body: INIT, headers: accept ? { accept } : {} })
       expect({ accept, status: res.status, type: res.headers.get('content-type') }).toEqual({ accept, status: 200, type: expect.stringContaining('application/json') })
       expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'content-service' } } })
     }
@@ -130,8 +103,8 @@ describe('MCP requests the route refuses or serves plainly', () => {
   test("another process's write lock: reads answer at once; a publish waits, then answers busy and publishes nothing", async () => {
     await draft('pages/locked', 'Locked', 'locked')
     const client = await connect(TOKENS.editor)
-    const other = holdWriteLock(ctx.path)
-    ctx.db.$client.exec('PRAGMA busy_timeout = 300')
+    const other = holdWriteLock(fx.ctx.path)
+    fx.ctx.db.$client.exec('PRAGMA busy_timeout = 300')
     try {
       const t = performance.now()
       expect((await client.listTools()).tools).toHaveLength(3)
@@ -142,9 +115,9 @@ describe('MCP requests the route refuses or serves plainly', () => {
       expect(busy).toEqual({ error: 'busy', message: 'The database stayed locked by another write (e.g. a large seed). Try again shortly.' })
     } finally {
       other.release()
-      ctx.db.$client.exec('PRAGMA busy_timeout = 10000')
+      fx.ctx.db.$client.exec('PRAGMA busy_timeout = 10000')
     }
-    expect((await ctx.call('GET', `/content/${TEAM}?id=pages/locked`)).status).toBe(404)
+    expect((await fx.ctx.call('GET', `/content/${TEAM}?id=pages/locked`)).status).toBe(404)
     const done = await client.callTool({ name: 'publish_content', arguments: { ids: ['pages/locked'] } })
     expect((done.structuredContent as any).results[0].status).toBe(0)
     await client.close()
@@ -155,12 +128,12 @@ describe('MCP requests the route refuses or serves plainly', () => {
     await draft('pages/lock-b', 'B', 'lock-b')
     const client = await connect(TOKENS.editor)
     let other: ReturnType<typeof holdWriteLock> | null = null
-    const inc = ctx.metrics.apiPublishRevisions.inc.bind(ctx.metrics.apiPublishRevisions)
-    ctx.metrics.apiPublishRevisions.inc = ((...args: Parameters<typeof inc>) => {
-      other ??= holdWriteLock(ctx.path) // another process (a seed) takes the lock after the first publish
+    const inc = fx.ctx.metrics.apiPublishRevisions.inc.bind(fx.ctx.metrics.apiPublishRevisions)
+    fx.ctx.metrics.apiPublishRevisions.inc = ((...args: Parameters<typeof inc>) => {
+      other ??= holdWriteLock(fx.ctx.path) // another process (a seed) takes the lock after the first publish
       return inc(...args)
     }) as typeof inc
-    ctx.db.$client.exec('PRAGMA busy_timeout = 100')
+    fx.ctx.db.$client.exec('PRAGMA busy_timeout = 100')
     try {
       const res = await client.callTool({ name: 'publish_content', arguments: { ids: ['pages/lock-a', 'pages/lock-b'] } })
       expect(res.structuredContent).toEqual({ results: [
@@ -168,9 +141,9 @@ describe('MCP requests the route refuses or serves plainly', () => {
         { id: 'pages/lock-b', status: 1, reason: BUSY_REASON },
       ] })
     } finally {
-      ctx.metrics.apiPublishRevisions.inc = inc
+      fx.ctx.metrics.apiPublishRevisions.inc = inc
       ;(other as ReturnType<typeof holdWriteLock> | null)?.release()
-      ctx.db.$client.exec('PRAGMA busy_timeout = 10000')
+      fx.ctx.db.$client.exec('PRAGMA busy_timeout = 10000')
       await client.close()
     }
   })

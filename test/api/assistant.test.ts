@@ -2,39 +2,12 @@
  * The MCP server for AI assistants (`POST /mcp/{activeTeam}`), driven by the official MCP
  * client over the app's real HTTP handling: what a connected assistant sees and does.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { describe, expect, test } from 'bun:test'
+import { TEAM, TOKENS } from '../helpers'
+import { assistantFixture, INIT, refusal } from './assistant-fixture'
 
-let ctx: TestContext
-beforeAll(async () => { ctx = await createTestContext() })
-afterAll(() => ctx.close())
-
-/** An MCP client for `token` on team `team`, sending every request through `app.handle`. */
-async function connect(token: string, team = TEAM): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`http://localhost/mcp/${team}`), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-    fetch: (url, init) => ctx.app.handle(new Request(String(url), init)),
-  })
-  const client = new Client({ name: 'test-assistant', version: '1.0.0' })
-  await client.connect(transport)
-  return client
-}
-
-const draft = (id: string, title: string, slug: string) =>
-  ctx.call('POST', `/content/${TEAM}`, { body: { id: `${id}/draft`, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title, slug } } } })
-const versions = async (id: string) => (await ctx.call('GET', `/content/versions/${TEAM}?id=${id}`)).body.rows ?? []
-const publishedOk = async () => Number(/service_api_publish_revisions\{outcome="ok"\} (\d+)/.exec((await ctx.call('GET', '/metrics')).text)![1])
-const eventsOf = (id: string) =>
-  (ctx.db.$client.query(`SELECT payload FROM outbox_events WHERE json_extract(payload, '$.documentId') = ?`).all(id) as { payload: string }[]).map((r) => JSON.parse(r.payload))
-/** A tool's refusal as the assistant reads it. */
-const refusal = (result: any) => {
-  expect(result.isError).toBe(true)
-  return JSON.parse(result.content[0].text)
-}
-
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }
+const fx = assistantFixture()
+const { connect, draft, versions, publishedOk, eventsOf } = fx
 
 describe('MCP server for assistants', () => {
   test('initialize and tools/list: publish_content and get_content with their JSON Schemas', async () => {
@@ -68,7 +41,7 @@ describe('MCP server for assistants', () => {
     // The text content carries the same answer, for clients that read only text.
     expect(JSON.parse((result.content as any[])[0].text)).toEqual({ results })
 
-    const live = (await ctx.call('GET', `/content/${TEAM}?id=pages/ai`)).body
+    const live = (await fx.ctx.call('GET', `/content/${TEAM}?id=pages/ai`)).body
     expect(live.__publishedBy).toBe('u-editor')
     expect(live['@metadata'].published).toBe(true)
     expect(await versions('pages/ai')).toHaveLength(1)
@@ -78,7 +51,7 @@ describe('MCP server for assistants', () => {
   })
 
   test('with a subscribed webhook, an assistant publish writes content.published with the acting user and the page URL', async () => {
-    const hook = await ctx.call('POST', `/teams/${TEAM}/webhooks`, { body: { label: 'site', provider: 'custom', target: 'https://example.com/hook', events: ['content.published'] } })
+    const hook = await fx.ctx.call('POST', `/teams/${TEAM}/webhooks`, { body: { label: 'site', provider: 'custom', target: 'https://example.com/hook', events: ['content.published'] } })
     expect(hook.status).toBe(201)
     await draft('pages/ai2', 'Second', 'ai-two')
     const client = await connect(TOKENS.editor)
@@ -98,7 +71,7 @@ describe('MCP server for assistants', () => {
     expect(refusal(await client.callTool({ name: 'get_content', arguments: { id: 'pages/nothing-here' } }))).toEqual({ error: 'not_found', message: 'Document not found.' })
     // As GET /content answers: an id that cannot exist is an unknown document.
     expect(refusal(await client.callTool({ name: 'get_content', arguments: { id: '../../etc/passwd' } }))).toEqual({ error: 'not_found', message: 'Document not found.' })
-    expect((await ctx.call('GET', `/content/${TEAM}?id=../../etc/passwd`)).status).toBe(404)
+    expect((await fx.ctx.call('GET', `/content/${TEAM}?id=../../etc/passwd`)).status).toBe(404)
     expect(refusal(await client.callTool({ name: 'get_content', arguments: { id: 'x'.repeat(10_000) } }))).toEqual({ error: 'not_found', message: 'Document not found.' })
     expect(refusal(await client.callTool({ name: 'get_content', arguments: { id: 5 } }))).toMatchObject({ error: 'invalid_body', message: expect.stringContaining('`id`') })
     await client.close()
@@ -106,11 +79,11 @@ describe('MCP server for assistants', () => {
 
   test('list_content pages the team as GET /content/list does; wrong arguments are refusals', async () => {
     const client = await connect(TOKENS.translator)
-    const rest = (await ctx.call('GET', `/content/list/${TEAM}?pageSize=2`)).body
+    const rest = (await fx.ctx.call('GET', `/content/list/${TEAM}?pageSize=2`)).body
     const first = await client.callTool({ name: 'list_content', arguments: { pageSize: 2 } })
     expect(first.structuredContent).toEqual(rest)
     const next = await client.callTool({ name: 'list_content', arguments: { pageSize: 2, after: rest.nextAfter } })
-    expect(next.structuredContent).toEqual((await ctx.call('GET', `/content/list/${TEAM}?pageSize=2&after=${encodeURIComponent(rest.nextAfter)}`)).body)
+    expect(next.structuredContent).toEqual((await fx.ctx.call('GET', `/content/list/${TEAM}?pageSize=2&after=${encodeURIComponent(rest.nextAfter)}`)).body)
     expect((await client.callTool({ name: 'list_content', arguments: { collection: 'products' } })).structuredContent).toEqual({ rows: [], hasMore: false, nextAfter: null })
     expect(refusal(await client.callTool({ name: 'list_content', arguments: { pageSize: 0 } }))).toMatchObject({ error: 'invalid_body', message: expect.stringContaining('`pageSize`') })
     expect(refusal(await client.callTool({ name: 'list_content', arguments: { limit: 5 } }))).toMatchObject({ error: 'invalid_body' })
@@ -130,7 +103,7 @@ describe('MCP server for assistants', () => {
     const client = await connect(TOKENS.translator)
     const result = await client.callTool({ name: 'publish_content', arguments: { ids: ['pages/not-yet'] } })
     expect(refusal(result)).toEqual({ error: 'forbidden', message: 'Missing capability: ChangeLiveContent.' })
-    expect((await ctx.call('GET', `/content/${TEAM}?id=pages/not-yet`)).status).toBe(404)
+    expect((await fx.ctx.call('GET', `/content/${TEAM}?id=pages/not-yet`)).status).toBe(404)
     expect(await publishedOk()).toBe(okBefore)
     await client.close()
   })
@@ -149,11 +122,11 @@ describe('MCP server for assistants', () => {
 
   test('the route keeps the api auth: no token 401, another team 403, as JSON bodies with codes', async () => {
     const headers = { accept: 'application/json, text/event-stream' }
-    const anonymous = await ctx.call('POST', `/mcp/${TEAM}`, { token: null, body: INIT, headers })
+    const anonymous = await fx.ctx.call('POST', `/mcp/${TEAM}`, { token: null, body: INIT, headers })
     expect(anonymous.status).toBe(401)
     expect(anonymous.body).toEqual({ error: 'unauthorized', message: expect.any(String) })
     expect(anonymous.headers.get('www-authenticate')).toBe('Bearer')
-    const outsider = await ctx.call('POST', `/mcp/${TEAM}`, { token: TOKENS.outsider, body: INIT, headers })
+    const outsider = await fx.ctx.call('POST', `/mcp/${TEAM}`, { token: TOKENS.outsider, body: INIT, headers })
     expect(outsider.status).toBe(403)
     expect(outsider.body).toEqual({ error: 'forbidden', message: 'You are not a member of this team.' })
     await expect(connect(TOKENS.outsider)).rejects.toThrow()
@@ -164,10 +137,10 @@ describe('MCP server for assistants', () => {
   })
 
   test('malformed JSON is the api 400; GET (no server-sent stream in stateless mode) is 405', async () => {
-    const bad = await ctx.call('POST', `/mcp/${TEAM}`, { body: '{"jsonrpc": "2.0",', headers: { accept: 'application/json, text/event-stream' } })
+    const bad = await fx.ctx.call('POST', `/mcp/${TEAM}`, { body: '{"jsonrpc": "2.0",', headers: { accept: 'application/json, text/event-stream' } })
     expect(bad.status).toBe(400)
     expect(bad.body).toEqual({ error: 'malformed_json', message: 'The request body is not valid JSON.' })
-    const get = await ctx.call('GET', `/mcp/${TEAM}`, { headers: { accept: 'text/event-stream' } })
+    const get = await fx.ctx.call('GET', `/mcp/${TEAM}`, { headers: { accept: 'text/event-stream' } })
     expect(get.status).toBe(405)
     expect(get.body).toMatchObject({ error: 'method_not_allowed' })
   })

@@ -1,104 +1,98 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createTestContext, enc, TEAM, TOKENS, type TestContext } from '../helpers'
+import { describe, expect, test } from 'bun:test'
+import { createTestContext, enc, TEAM, TOKENS } from '../helpers'
 import { countRevisions } from '../../db/store'
 import { dueSchedules } from '../../core/publish/scheduled'
+import { base, page, documentsFixture } from './documents-fixture'
 
-let ctx: TestContext
-beforeAll(async () => { ctx = await createTestContext() })
-afterAll(() => ctx.close())
-
-const base = `/content/${TEAM}`
-const page = (id: string, locales: Record<string, Record<string, unknown>> = { en: { title: 'T', slug: 's' } }, fields: Record<string, unknown> = { parent: 'pages/home' }) => ({ id, contentType: 'page', fields, locales })
-const read = async (id: string) => (await ctx.call('GET', `${base}?id=${enc(id)}`)).body
-const IF_MATCH_FAILED = 'The document is not at the version If-Match names: it changed since you read it, or it does not exist (deleted documents do not). Re-read it and retry.'
-const strip = ({ '@metadata': _m, ...rest }: Record<string, unknown>) => rest
+const fx = documentsFixture()
+const { read } = fx
 
 describe('a document that so far only has a draft', () => {
   test('discard-draft discards the draft; a second discard finds no document', async () => {
-    await ctx.call('POST', base, { body: page('pages/dr2/draft') })
-    const res = await ctx.call('POST', `/content/discard-draft/${TEAM}`, { body: { ids: ['pages/dr2', 'pages/dr2'] } })
+    await fx.ctx.call('POST', base, { body: page('pages/dr2/draft') })
+    const res = await fx.ctx.call('POST', `/content/discard-draft/${TEAM}`, { body: { ids: ['pages/dr2', 'pages/dr2'] } })
     expect(res.body).toEqual([{ id: 'pages/dr2', status: 0 }, { id: 'pages/dr2', status: 1, reason: 'Document not found.' }])
-    expect((await ctx.call('GET', `${base}?id=pages/dr2/draft`)).status).toBe(404)
+    expect((await fx.ctx.call('GET', `${base}?id=pages/dr2/draft`)).status).toBe(404)
   })
 
   test('discard-draft refuses to leave a pending schedule without its document (it would still publish, unseen by history and out of reach of delete); unschedule first, then it discards', async () => {
-    await ctx.call('POST', base, { body: page('pages/ghost/draft') })
+    await fx.ctx.call('POST', base, { body: page('pages/ghost/draft') })
     const publishAt = new Date(Date.now() + 3_600_000).toISOString()
-    expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/ghost', publishAt } })).status).toBe(201)
-    const refused = await ctx.call('POST', `/content/discard-draft/${TEAM}`, { body: { ids: ['pages/ghost'] } })
+    expect((await fx.ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/ghost', publishAt } })).status).toBe(201)
+    const refused = await fx.ctx.call('POST', `/content/discard-draft/${TEAM}`, { body: { ids: ['pages/ghost'] } })
     expect(refused.body).toEqual([{ id: 'pages/ghost', status: 1, reason: 'The document has only a draft and a scheduled publish: unschedule it first, or delete the document.' }])
-    expect((await ctx.call('GET', `/content/history/${TEAM}?id=pages/ghost`)).body.scheduled).toMatchObject({ id: 'pages/ghost/scheduled', publishAt })
-    expect((await ctx.call('POST', `/content/unschedule/${TEAM}`, { body: { ids: ['pages/ghost'] } })).body).toEqual([{ id: 'pages/ghost', status: 0 }])
-    expect((await ctx.call('POST', `/content/discard-draft/${TEAM}`, { body: { ids: ['pages/ghost'] } })).body).toEqual([{ id: 'pages/ghost', status: 0 }])
-    expect(dueSchedules(ctx.db, Date.now() + 7_200_000).filter((s) => s.documentId === 'pages/ghost')).toEqual([])
+    expect((await fx.ctx.call('GET', `/content/history/${TEAM}?id=pages/ghost`)).body.scheduled).toMatchObject({ id: 'pages/ghost/scheduled', publishAt })
+    expect((await fx.ctx.call('POST', `/content/unschedule/${TEAM}`, { body: { ids: ['pages/ghost'] } })).body).toEqual([{ id: 'pages/ghost', status: 0 }])
+    expect((await fx.ctx.call('POST', `/content/discard-draft/${TEAM}`, { body: { ids: ['pages/ghost'] } })).body).toEqual([{ id: 'pages/ghost', status: 0 }])
+    expect(dueSchedules(fx.ctx.db, Date.now() + 7_200_000).filter((s) => s.documentId === 'pages/ghost')).toEqual([])
   })
 
   test('publishAt is RFC 3339 with its offset: a local time or a prose date is 400 invalid_body and schedules nothing', async () => {
-    await ctx.call('POST', base, { body: page('pages/tz/draft') })
+    await fx.ctx.call('POST', base, { body: page('pages/tz/draft') })
     for (const publishAt of ['2099-01-01T09:00:00', 'Jan 1 2099', '2099-01-01 09:00:00Z']) {
-      const res = await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/tz', publishAt } })
+      const res = await fx.ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/tz', publishAt } })
       expect({ publishAt, status: res.status, error: res.body.error }).toEqual({ publishAt, status: 400, error: 'invalid_body' })
     }
-    expect((await ctx.call('GET', `${base}?id=pages/tz/scheduled`)).status).toBe(404)
+    expect((await fx.ctx.call('GET', `${base}?id=pages/tz/scheduled`)).status).toBe(404)
     for (const publishAt of ['2099-01-01T09:00:00+02:00', '2099-01-01T09:00Z', '2099-01-01']) {
-      expect({ publishAt, status: (await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/tz', publishAt } })).status }).toEqual({ publishAt, status: 201 })
+      expect({ publishAt, status: (await fx.ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/tz', publishAt } })).status }).toEqual({ publishAt, status: 201 })
     }
   })
 
   test('copy takes the draft; unpublish and archive refuse, saying there is nothing live (not "not found")', async () => {
-    await ctx.call('POST', base, { body: page('pages/dr4/draft', { en: { title: 'Idea', slug: 'idea' } }) })
-    const copied = await ctx.call('POST', `/content/copy/${TEAM}`, { body: { ids: ['pages/dr4'] } })
+    await fx.ctx.call('POST', base, { body: page('pages/dr4/draft', { en: { title: 'Idea', slug: 'idea' } }) })
+    const copied = await fx.ctx.call('POST', `/content/copy/${TEAM}`, { body: { ids: ['pages/dr4'] } })
     expect(copied.body).toEqual([{ id: 'pages/dr4', status: 0, document: expect.objectContaining({ id: 'pages/dr4-copy', locales: { en: { title: 'Idea', slug: 'idea' } } }) }])
     const copy = await read('pages/dr4-copy')
     expect({ published: copy['@metadata'].published, dirty: copy.__dirtyLocales }).toEqual({ published: false, dirty: undefined })
     for (const op of ['unpublish', 'archive']) {
-      const res = await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: ['pages/dr4'] } })
+      const res = await fx.ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: ['pages/dr4'] } })
       expect({ op, body: res.body }).toEqual({ op, body: [{ id: 'pages/dr4', status: 1, reason: `The document has only a draft: nothing of it is live to ${op}. Discard the draft or delete the document to remove it.` }] })
     }
     expect((await read('pages/dr4/draft')).locales.en.title).toBe('Idea')
   })
 
   test('delete removes the draft and its schedule; nothing else remains', async () => {
-    await ctx.call('POST', base, { body: page('pages/dr3/draft') })
+    await fx.ctx.call('POST', base, { body: page('pages/dr3/draft') })
     const publishAt = new Date(Date.now() + 3_600_000).toISOString()
-    expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/dr3', publishAt } })).status).toBe(201)
-    const res = await ctx.call('POST', `/content/delete/${TEAM}`, { body: { ids: ['pages/dr3', 'pages/dr3'] } })
+    expect((await fx.ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/dr3', publishAt } })).status).toBe(201)
+    const res = await fx.ctx.call('POST', `/content/delete/${TEAM}`, { body: { ids: ['pages/dr3', 'pages/dr3'] } })
     expect(res.body).toEqual([{ id: 'pages/dr3', status: 0 }, { id: 'pages/dr3', status: 1, reason: 'Document not found.' }])
     for (const id of ['pages/dr3', 'pages/dr3/draft', 'pages/dr3/scheduled']) {
-      expect({ id, status: (await ctx.call('GET', `${base}?id=${id}`)).status }).toEqual({ id, status: 404 })
+      expect({ id, status: (await fx.ctx.call('GET', `${base}?id=${id}`)).status }).toEqual({ id, status: 404 })
     }
-    expect((await ctx.call('GET', `/content/history/${TEAM}?id=pages/dr3`)).status).toBe(404)
+    expect((await fx.ctx.call('GET', `/content/history/${TEAM}?id=pages/dr3`)).status).toBe(404)
   })
 
   test('unschedule cancels a scheduled publish (the draft stays), refuses when there is none, and needs ChangeLiveContent as scheduling does', async () => {
-    await ctx.call('POST', base, { body: page('pages/us/draft') })
+    await fx.ctx.call('POST', base, { body: page('pages/us/draft') })
     const publishAt = new Date(Date.now() + 3_600_000).toISOString()
-    expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/us', publishAt } })).status).toBe(201)
-    const denied = await ctx.call('POST', `/content/unschedule/${TEAM}`, { token: TOKENS.translator, body: { ids: ['pages/us'] } })
+    expect((await fx.ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/us', publishAt } })).status).toBe(201)
+    const denied = await fx.ctx.call('POST', `/content/unschedule/${TEAM}`, { token: TOKENS.translator, body: { ids: ['pages/us'] } })
     expect({ status: denied.status, error: denied.body.error }).toEqual({ status: 403, error: 'forbidden' })
-    const res = await ctx.call('POST', `/content/unschedule/${TEAM}`, { body: { ids: ['pages/us', 'pages/us', 'pages/none'] } })
+    const res = await fx.ctx.call('POST', `/content/unschedule/${TEAM}`, { body: { ids: ['pages/us', 'pages/us', 'pages/none'] } })
     expect(res.body).toEqual([
       { id: 'pages/us', status: 0 },
       { id: 'pages/us', status: 1, reason: 'There is no scheduled publish to cancel.' },
       { id: 'pages/none', status: 1, reason: 'Document not found.' },
     ])
-    expect((await ctx.call('GET', `${base}?id=pages/us/scheduled`)).status).toBe(404)
+    expect((await fx.ctx.call('GET', `${base}?id=pages/us/scheduled`)).status).toBe(404)
     expect((await read('pages/us/draft')).locales).toEqual(page('pages/us/draft').locales)
-    expect((await ctx.call('GET', `/content/history/${TEAM}?id=pages/us`)).body.scheduled).toBeNull()
-    expect(dueSchedules(ctx.db, Date.now() + 7_200_000).filter((s) => s.documentId === 'pages/us')).toEqual([]) // the dispatcher finds nothing to publish
+    expect((await fx.ctx.call('GET', `/content/history/${TEAM}?id=pages/us`)).body.scheduled).toBeNull()
+    expect(dueSchedules(fx.ctx.db, Date.now() + 7_200_000).filter((s) => s.documentId === 'pages/us')).toEqual([]) // the dispatcher finds nothing to publish
   })
 
   test('archive cancels a pending scheduled publish (it would put the document back on the site); unpublish keeps it', async () => {
     const publishAt = new Date(Date.now() + 3_600_000).toISOString()
     for (const op of ['archive', 'unpublish']) {
       const id = `pages/sched-${op}`
-      await ctx.call('POST', base, { body: page(id) })
-      await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })
-      await ctx.call('POST', base, { body: page(`${id}/draft`, { en: { title: 'Next', slug: 's' } }) })
-      expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id, publishAt } })).status).toBe(201)
-      expect((await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: [id] } })).body[0].status).toBe(0)
-      const scheduled = (await ctx.call('GET', `/content/history/${TEAM}?id=${id}`)).body.scheduled
-      expect({ op, kept: scheduled !== null, copy: (await ctx.call('GET', `${base}?id=${id}/scheduled`)).status }).toEqual(
+      await fx.ctx.call('POST', base, { body: page(id) })
+      await fx.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })
+      await fx.ctx.call('POST', base, { body: page(`${id}/draft`, { en: { title: 'Next', slug: 's' } }) })
+      expect((await fx.ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id, publishAt } })).status).toBe(201)
+      expect((await fx.ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: [id] } })).body[0].status).toBe(0)
+      const scheduled = (await fx.ctx.call('GET', `/content/history/${TEAM}?id=${id}`)).body.scheduled
+      expect({ op, kept: scheduled !== null, copy: (await fx.ctx.call('GET', `${base}?id=${id}/scheduled`)).status }).toEqual(
         op === 'archive' ? { op, kept: false, copy: 404 } : { op, kept: true, copy: 200 },
       )
     }
@@ -107,25 +101,25 @@ describe('a document that so far only has a draft', () => {
   test('a draft written after the canonical was soft-deleted can be discarded or deleted too', async () => {
     for (const op of ['discard-draft', 'delete']) {
       const id = `pages/reborn-${op}`
-      await ctx.call('POST', base, { body: page(id) })
-      await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })
-      await ctx.call('POST', `/content/delete/${TEAM}`, { body: { ids: [id] } })
-      await ctx.call('POST', base, { body: page(`${id}/draft`) })
-      const res = await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: [id] } })
+      await fx.ctx.call('POST', base, { body: page(id) })
+      await fx.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })
+      await fx.ctx.call('POST', `/content/delete/${TEAM}`, { body: { ids: [id] } })
+      await fx.ctx.call('POST', base, { body: page(`${id}/draft`) })
+      const res = await fx.ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: [id] } })
       expect({ op, body: res.body }).toEqual({ op, body: [{ id, status: 0 }] })
-      expect((await ctx.call('GET', `${base}?id=${id}/draft`)).status).toBe(404)
-      expect(countRevisions(ctx.db, TEAM, id)).toBe(1)
+      expect((await fx.ctx.call('GET', `${base}?id=${id}/draft`)).status).toBe(404)
+      expect(countRevisions(fx.ctx.db, TEAM, id)).toBe(1)
     }
   })
 })
 
 describe('concurrent writers', () => {
   test('parallel conditional writes on one change vector: exactly one lands, the rest get 409', async () => {
-    const first = await ctx.call('POST', base, { body: page('pages/race') })
+    const first = await fx.ctx.call('POST', base, { body: page('pages/race') })
     const cv = first.body['@metadata']['@change-vector']
     const results = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
-        ctx.call('POST', base, { body: page('pages/race', { en: { title: `w${i}`, slug: 's' } }), headers: { 'if-match': `"${cv}"` } }),
+        fx.ctx.call('POST', base, { body: page('pages/race', { en: { title: `w${i}`, slug: 's' } }), headers: { 'if-match': `"${cv}"` } }),
       ),
     )
     const winners = results.filter((r) => r.status === 200)
@@ -135,9 +129,9 @@ describe('concurrent writers', () => {
   })
 
   test('the activity document keeps the newest 500 entries', async () => {
-    await ctx.call('POST', base, { body: page('pages/busy') })
+    await fx.ctx.call('POST', base, { body: page('pages/busy') })
     for (let i = 0; i < 260; i++) {
-      await ctx.call('POST', base, { body: page('pages/busy/draft', { en: { title: `e${i}`, slug: 's' }, de: { title: `d${i}`, slug: 's' } }) })
+      await fx.ctx.call('POST', base, { body: page('pages/busy/draft', { en: { title: `e${i}`, slug: 's' }, de: { title: `d${i}`, slug: 's' } }) })
     }
     const entries = (await read('pages/busy/activity')).entries
     expect(entries).toHaveLength(500)

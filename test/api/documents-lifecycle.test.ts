@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createTestContext, enc, TEAM, type TestContext } from '../helpers'
+import { describe, expect, test } from 'bun:test'
+import { TEAM } from '../helpers'
 import { countRevisions } from '../../db/store'
+import { base, page, documentsFixture } from './documents-fixture'
 
-let ctx: TestContext
-beforeAll(async () => { ctx = await createTestContext() })
-afterAll(() => ctx.close())
-
-const base = `/content/${TEAM}`
-const page = (id: string, locales: Record<string, Record<string, unknown>> = { en: { title: 'T', slug: 's' } }, fields: Record<string, unknown> = { parent: 'pages/home' }) => ({ id, contentType: 'page', fields, locales })
-const read = async (id: string) => (await ctx.call('GET', `${base}?id=${enc(id)}`)).body
-const IF_MATCH_FAILED = 'The document is not at the version If-Match names: it changed since you read it, or it does not exist (deleted documents do not). Re-read it and retry.'
-const strip = ({ '@metadata': _m, ...rest }: Record<string, unknown>) => rest
+const fx = documentsFixture()
+const { read } = fx
 
 describe('lifecycle', () => {
   test('copy removes the stamp', async () => {
-    const res = await ctx.call('POST', `/content/copy/${TEAM}`, { body: { ids: ['pages/home'] } })
+    const res = await fx.ctx.call('POST', `/content/copy/${TEAM}`, { body: { ids: ['pages/home'] } })
     expect(res.status).toBe(200)
     expect(res.body).toEqual([{ id: 'pages/home', status: 0, document: expect.objectContaining({ id: 'pages/home-copy' }) }])
     const copy = await read('pages/home-copy')
@@ -24,22 +18,22 @@ describe('lifecycle', () => {
   })
 
   test('copy takes the first id no document uses in any form: a draft-only document keeps its draft', async () => {
-    await ctx.call('POST', base, { body: page('pages/cp') })
-    expect((await ctx.call('POST', base, { body: page('pages/cp-copy/draft', { en: { title: 'Draft only', slug: 'other' } }) })).status).toBe(200)
-    const res = await ctx.call('POST', `/content/copy/${TEAM}`, { body: { ids: ['pages/cp'] } })
+    await fx.ctx.call('POST', base, { body: page('pages/cp') })
+    expect((await fx.ctx.call('POST', base, { body: page('pages/cp-copy/draft', { en: { title: 'Draft only', slug: 'other' } }) })).status).toBe(200)
+    const res = await fx.ctx.call('POST', `/content/copy/${TEAM}`, { body: { ids: ['pages/cp'] } })
     expect(res.body).toEqual([{ id: 'pages/cp', status: 0, document: expect.objectContaining({ id: 'pages/cp-copy-2' }) }])
     expect((await read('pages/cp-copy/draft')).locales.en.title).toBe('Draft only')
-    expect((await ctx.call('GET', `${base}?id=pages/cp-copy`)).status).toBe(404) // still no canonical of its own
+    expect((await fx.ctx.call('GET', `${base}?id=pages/cp-copy`)).status).toBe(404) // still no canonical of its own
   })
 
   test('unpublish and archive make every locale of an existing draft dirty: nothing of it is live any more', async () => {
     for (const op of ['unpublish', 'archive']) {
       const id = `pages/takedown-${op}`
-      await ctx.call('POST', base, { body: page(id, { en: { title: 'E', slug: `t-${op}` }, de: { title: 'D', slug: `t-${op}-de` } }) })
-      await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })
-      await ctx.call('PATCH', `${base}?id=${id}/draft`, { body: [{ op: 'replace', path: '/locales/de/title', value: 'D2' }] })
+      await fx.ctx.call('POST', base, { body: page(id, { en: { title: 'E', slug: `t-${op}` }, de: { title: 'D', slug: `t-${op}-de` } }) })
+      await fx.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })
+      await fx.ctx.call('PATCH', `${base}?id=${id}/draft`, { body: [{ op: 'replace', path: '/locales/de/title', value: 'D2' }] })
       expect((await read(`${id}/draft`)).__dirtyLocales).toEqual(['de'])
-      expect((await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: [id] } })).body[0].status).toBe(0)
+      expect((await fx.ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: [id] } })).body[0].status).toBe(0)
       expect({ op, dirty: (await read(`${id}/draft`)).__dirtyLocales }).toEqual({ op, dirty: ['de', 'en'] })
     }
   })
@@ -47,19 +41,19 @@ describe('lifecycle', () => {
   test('archiving or unpublishing again leaves the canonical as it is: the same ETag', async () => {
     for (const op of ['archive', 'unpublish']) {
       const id = `pages/twice-${op}`
-      await ctx.call('POST', base, { body: page(id, { en: { title: 'T', slug: `twice-${op}` } }) })
-      await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })
-      const first = await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: [id] } })
-      const again = await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: [id, id] } })
+      await fx.ctx.call('POST', base, { body: page(id, { en: { title: 'T', slug: `twice-${op}` } }) })
+      await fx.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })
+      const first = await fx.ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: [id] } })
+      const again = await fx.ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: [id, id] } })
       const cv = (r: { body: { document: { '@metadata': { '@change-vector': string } } }[] }, i: number) => r.body[i]!.document['@metadata']['@change-vector']
       expect({ op, statuses: again.body.map((i: { status: number }) => i.status), same: [cv(again, 0), cv(again, 1)] }).toEqual({ op, statuses: [0, 0], same: [cv(first, 0), cv(first, 0)] })
     }
   })
 
   test('unpublish moves the live content to a draft without the stamp', async () => {
-    await ctx.call('POST', base, { body: page('pages/un') })
-    await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/un'] } })
-    const res = await ctx.call('POST', `/content/unpublish/${TEAM}`, { body: { ids: ['pages/un'] } })
+    await fx.ctx.call('POST', base, { body: page('pages/un') })
+    await fx.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/un'] } })
+    const res = await fx.ctx.call('POST', `/content/unpublish/${TEAM}`, { body: { ids: ['pages/un'] } })
     expect(res.body[0].status).toBe(0)
     const draft = await read('pages/un/draft')
     expect(draft.__publishedAt).toBeUndefined()
@@ -70,37 +64,37 @@ describe('lifecycle', () => {
   })
 
   test('delete is a soft delete: reads are 404, revisions stay', async () => {
-    await ctx.call('POST', base, { body: page('pages/del') })
-    await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/del'] } })
-    const res = await ctx.call('POST', `/content/delete/${TEAM}`, { body: { ids: ['pages/del', 'pages/missing', 'pages/del/draft'] } })
+    await fx.ctx.call('POST', base, { body: page('pages/del') })
+    await fx.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/del'] } })
+    const res = await fx.ctx.call('POST', `/content/delete/${TEAM}`, { body: { ids: ['pages/del', 'pages/missing', 'pages/del/draft'] } })
     expect(res.body).toEqual([
       { id: 'pages/del', status: 0 },
       { id: 'pages/missing', status: 1, reason: 'Document not found.' },
       // spec.md "Batch result item": `id` is the canonical id, also when a sibling was given.
       { id: 'pages/del', status: 1, reason: expect.stringContaining('sibling') },
     ])
-    expect((await ctx.call('GET', `${base}?id=pages/del`)).status).toBe(404)
-    expect(countRevisions(ctx.db, TEAM, 'pages/del')).toBe(1)
+    expect((await fx.ctx.call('GET', `${base}?id=pages/del`)).status).toBe(404)
+    expect(countRevisions(fx.ctx.db, TEAM, 'pages/del')).toBe(1)
   })
 
   test('a document created again at the id of an archived, then deleted one is new: not archived, not published; the id keeps its versions', async () => {
-    await ctx.call('POST', base, { body: page('pages/again') })
-    await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/again'] } })
-    for (const op of ['archive', 'delete']) expect((await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: ['pages/again'] } })).body[0].status).toBe(0)
-    const res = await ctx.call('POST', base, { body: page('pages/again', { en: { title: 'New', slug: 'again' } }) })
+    await fx.ctx.call('POST', base, { body: page('pages/again') })
+    await fx.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/again'] } })
+    for (const op of ['archive', 'delete']) expect((await fx.ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: ['pages/again'] } })).body[0].status).toBe(0)
+    const res = await fx.ctx.call('POST', base, { body: page('pages/again', { en: { title: 'New', slug: 'again' } }) })
     expect(res.status).toBe(200)
     expect([res.body['@metadata'].archived, res.body['@metadata'].published]).toEqual([false, false])
-    const list = await ctx.call('GET', `/content/list/${TEAM}?after=pages/agaim&pageSize=1`)
+    const list = await fx.ctx.call('GET', `/content/list/${TEAM}?after=pages/agaim&pageSize=1`)
     expect(list.body.rows[0]).toMatchObject({ id: 'pages/again', published: false, archived: false, draft: false })
-    expect((await ctx.call('GET', `/content/versions/${TEAM}?id=pages/again`)).body.rows).toHaveLength(1)
+    expect((await fx.ctx.call('GET', `/content/versions/${TEAM}?id=pages/again`)).body.rows).toHaveLength(1)
   })
 
   test('a sibling id is refused with the canonical id as the item id; other refusals echo the id', async () => {
-    await ctx.call('POST', base, { body: page('pages/sib') })
+    await fx.ctx.call('POST', base, { body: page('pages/sib') })
     const ids = ['pages/sib/draft', 'pages/sib/scheduled', 'pages/sib/snapshot/AAAAAAAAAAAAAAAAAAAAAA', 'pages/sib/activity', 'pages/nope', 'pages/a/draft/draft']
     const sibling = 'Expected a canonical document id, not a sibling id.'
     for (const op of ['archive', 'unpublish', 'delete', 'copy', 'discard-draft', 'unschedule']) {
-      const res = await ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids } })
+      const res = await fx.ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids } })
       expect({ op, body: res.body }).toEqual({
         op,
         body: [
@@ -117,9 +111,9 @@ describe('lifecycle', () => {
   })
 
   test('discard-draft removes the draft, and refuses when there is none', async () => {
-    await ctx.call('POST', base, { body: page('pages/dd/draft') })
-    await ctx.call('POST', base, { body: page('pages/dd') })
-    const res = await ctx.call('POST', `/content/discard-draft/${TEAM}`, { body: { ids: ['pages/dd', 'pages/dd'] } })
+    await fx.ctx.call('POST', base, { body: page('pages/dd/draft') })
+    await fx.ctx.call('POST', base, { body: page('pages/dd') })
+    const res = await fx.ctx.call('POST', `/content/discard-draft/${TEAM}`, { body: { ids: ['pages/dd', 'pages/dd'] } })
     expect(res.body).toEqual([{ id: 'pages/dd', status: 0 }, { id: 'pages/dd', status: 1, reason: 'There is no draft to discard.' }])
   })
 })

@@ -2,22 +2,16 @@
  * spec.md "Restore: three 400 body shapes" and the rest of its error table, one test per row:
  * status, content type, and the whole body.
  */
-import { afterEach, beforeEach, expect, test } from 'bun:test'
-import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
-import { applySnapshot, applyVersion, DRAFT, ID, ok, publishedTwice, put, versionRefs } from '../core/restore/fixtures'
+import { expect, test } from 'bun:test'
+import { TEAM, TOKENS } from '../helpers'
+import { applySnapshot, applyVersion, DRAFT, ID, ok, publishedTwice, put, versionRefs, restoreFixture } from '../core/restore/fixtures'
 
-let ctx: TestContext
-let v1: string
-beforeEach(async () => {
-  ctx = await createTestContext()
-  ;({ v1 } = await publishedTwice(ctx))
-})
-afterEach(() => ctx.close())
+const fx = restoreFixture({ publishedTwice: true })
 
 const raw = (body: string | undefined, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
-  ctx.call('POST', `/content/apply-version/${TEAM}`, { body, headers })
+  fx.ctx.call('POST', `/content/apply-version/${TEAM}`, { body, headers })
 const batch = (id: string, reason: string) => [{ id, status: 1, reason }]
-const snapshot = async (documentId = ID) => (await ok(ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId } }), 201)).id as string
+const snapshot = async (documentId = ID) => (await ok(fx.ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId } }), 201)).id as string
 
 // --- problem details: only a missing, empty or `null` body ---
 
@@ -39,7 +33,7 @@ for (const [name, body, headers] of [
 }
 
 test('apply-snapshot answers problem details for a null body too', async () => {
-  const res = await ctx.call('POST', `/content/apply-snapshot/${TEAM}`, { body: 'null' })
+  const res = await fx.ctx.call('POST', `/content/apply-snapshot/${TEAM}`, { body: 'null' })
   expect(res.status).toBe(400)
   expect(res.headers.get('content-type')).toStartWith('application/problem+json')
 })
@@ -63,7 +57,7 @@ const objectRows: [string, unknown, string][] = [
 ]
 for (const [name, body, code] of objectRows) {
   test(`400 {error: ${code}} for ${name}`, async () => {
-    const res = await applyVersion(ctx, body)
+    const res = await applyVersion(fx.ctx, body)
     expect(res.status).toBe(400)
     expect(res.headers.get('content-type')).toStartWith('application/json')
     expect(Object.keys(res.body).sort()).toEqual(['error', 'message'])
@@ -73,21 +67,21 @@ for (const [name, body, code] of objectRows) {
 
 test('400 {error: invalid_body} for an id or version of the wrong type: sent, not missing', async () => {
   for (const [body, field] of [
-    [{ kind: 'revision', documentId: 5, version: v1 }, 'documentId'],
+    [{ kind: 'revision', documentId: 5, version: fx.v1 }, 'documentId'],
     [{ kind: 'revision', documentId: ID, version: 7 }, 'version'],
-    [{ kind: 'revision', documentId: [ID], version: v1 }, 'documentId'],
+    [{ kind: 'revision', documentId: [ID], version: fx.v1 }, 'documentId'],
     [{ kind: 'snapshot', snapshotId: { id: 'x' } }, 'snapshotId'],
     [{ kind: 'snapshot', snapshotId: `${ID}/snapshot/AAAAAAAAAAAAAAAAAAAAAA`, documentId: true }, 'documentId'],
     // The field the kind does not use too: it was ignored, and the restore carried out.
-    [{ kind: 'revision', documentId: ID, version: v1, snapshotId: {} }, 'snapshotId'],
-    [{ kind: 'revision', documentId: ID, version: v1, snapshotId: 5 }, 'snapshotId'],
+    [{ kind: 'revision', documentId: ID, version: fx.v1, snapshotId: {} }, 'snapshotId'],
+    [{ kind: 'revision', documentId: ID, version: fx.v1, snapshotId: 5 }, 'snapshotId'],
     [{ kind: 'snapshot', snapshotId: `${ID}/snapshot/AAAAAAAAAAAAAAAAAAAAAA`, version: ['x'] }, 'version'],
   ] as const) {
-    const res = await applyVersion(ctx, body)
+    const res = await applyVersion(fx.ctx, body)
     expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: `\`${field}\` must be a string.` } })
   }
   // Absent, null and "" are missing, as spec.md's rows say.
-  for (const documentId of [undefined, null, '']) expect((await applyVersion(ctx, { kind: 'revision', documentId, version: v1 })).body.error).toBe('missing_id')
+  for (const documentId of [undefined, null, '']) expect((await applyVersion(fx.ctx, { kind: 'revision', documentId, version: fx.v1 })).body.error).toBe('missing_id')
 })
 
 test('400 {error: invalid_body} for a non-object body or a locales value that is not a list of codes', async () => {
@@ -96,26 +90,26 @@ test('400 {error: invalid_body} for a non-object body or a locales value that is
     expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: 'The request body must be a JSON object.' } })
   }
   for (const locales of ['en', [1], { en: true }]) {
-    const res = await applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales })
+    const res = await applyVersion(fx.ctx, { kind: 'revision', documentId: ID, version: fx.v1, locales })
     expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: '`locales` must be null or a list of locale codes.' } })
   }
 })
 
 test('apply-snapshot: missing_snapshot_id and mismatch', async () => {
-  expect((await applySnapshot(ctx, { documentId: ID })).body.error).toBe('missing_snapshot_id')
+  expect((await applySnapshot(fx.ctx, { documentId: ID })).body.error).toBe('missing_snapshot_id')
   const id = await snapshot()
-  expect((await applySnapshot(ctx, { snapshotId: id, documentId: 'pages/home' })).body.error).toBe('mismatch')
+  expect((await applySnapshot(fx.ctx, { snapshotId: id, documentId: 'pages/home' })).body.error).toBe('mismatch')
 })
 
 test('apply-snapshot: a revision body sent here is refused (bad_kind, or invalid_body for `version`), not restored as the snapshot', async () => {
   const id = await snapshot()
-  const kind = await applySnapshot(ctx, { kind: 'revision', snapshotId: id })
+  const kind = await applySnapshot(fx.ctx, { kind: 'revision', snapshotId: id })
   expect({ status: kind.status, body: kind.body }).toEqual({ status: 400, body: { error: 'bad_kind', message: expect.any(String) } })
-  const version = await applySnapshot(ctx, { snapshotId: id, version: 'AAAA' })
+  const version = await applySnapshot(fx.ctx, { snapshotId: id, version: 'AAAA' })
   expect({ status: version.status, body: version.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: 'Unknown field(s): "version".' } })
-  expect((await ctx.call('GET', `/content/${TEAM}?id=${ID}/draft`)).status).toBe(404)
+  expect((await fx.ctx.call('GET', `/content/${TEAM}?id=${ID}/draft`)).status).toBe(404)
   // `kind: "snapshot"` repeats what the path says and is fine.
-  expect((await applySnapshot(ctx, { kind: 'snapshot', snapshotId: id })).status).toBe(200)
+  expect((await applySnapshot(fx.ctx, { kind: 'snapshot', snapshotId: id })).status).toBe(200)
 })
 
 // --- batch list 400 ---
@@ -123,20 +117,20 @@ test('apply-snapshot: a revision body sent here is refused (bad_kind, or invalid
 // spec.md "Batch result item": `id` is the canonical id, also when a sibling was given.
 for (const sibling of ['draft', 'scheduled', 'snapshot/AAAAAAAAAAAAAAAAAAAAAA']) {
   test(`400 batch: a ${sibling.split('/')[0]} sibling where a canonical is expected, answered under the canonical id`, async () => {
-    const res = await applyVersion(ctx, { kind: 'revision', documentId: `${ID}/${sibling}`, version: v1 })
+    const res = await applyVersion(fx.ctx, { kind: 'revision', documentId: `${ID}/${sibling}`, version: fx.v1 })
     expect(res.status).toBe(400)
     expect(res.body).toEqual(batch(ID, 'Expected a canonical document id, not a sibling id.'))
   })
 }
 
 test('400 batch: an activity id where a canonical is expected is echoed (it is no sibling of spec.md)', async () => {
-  const res = await applyVersion(ctx, { kind: 'revision', documentId: `${ID}/activity`, version: v1 })
+  const res = await applyVersion(fx.ctx, { kind: 'revision', documentId: `${ID}/activity`, version: fx.v1 })
   expect(res.status).toBe(400)
   expect(res.body).toEqual(batch(`${ID}/activity`, 'Expected a canonical document id, not a sibling id.'))
 })
 
 test('400 batch: a malformed version reference', async () => {
-  const res = await applyVersion(ctx, { kind: 'revision', documentId: ID, version: 'not a reference!' })
+  const res = await applyVersion(fx.ctx, { kind: 'revision', documentId: ID, version: 'not a reference!' })
   expect(res.status).toBe(400)
   expect(res.body).toEqual(batch(ID, 'The version reference is not well formed; pass it back verbatim.'))
 })
@@ -156,20 +150,20 @@ test('400 batch: a snapshot id that is not a snapshot id', async () => {
     // A sibling owns no snapshot: the item names its canonical.
     [{ snapshotId: `${ID}/draft/snapshot/AAAAAAAAAAAAAAAAAAAAAA` }, ID],
   ] as const) {
-    const res = await applySnapshot(ctx, body)
+    const res = await applySnapshot(fx.ctx, body)
     expect({ body, status: res.status, answer: res.body }).toEqual({ body, status: 400, answer: batch(id, reason) })
   }
 })
 
 test('400 batch: an empty locales list', async () => {
-  const res = await applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales: [] })
+  const res = await applyVersion(fx.ctx, { kind: 'revision', documentId: ID, version: fx.v1, locales: [] })
   expect(res.status).toBe(400)
   expect(res.body).toEqual(batch(ID, 'The locales list is empty; pass null to restore every locale.'))
 })
 
 test('400 batch: more than 64 locales, nothing echoed', async () => {
   const locales = Array.from({ length: 65 }, (_, i) => `zz-secret-${i}`)
-  const res = await applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales })
+  const res = await applyVersion(fx.ctx, { kind: 'revision', documentId: ID, version: fx.v1, locales })
   expect(res.status).toBe(400)
   expect(res.body).toEqual(batch(ID, 'Too many locales in request.'))
   expect(res.text).not.toContain('zz-secret')
@@ -177,13 +171,13 @@ test('400 batch: more than 64 locales, nothing echoed', async () => {
 
 test('64 locales are not "too many" (they are checked against the team instead)', async () => {
   const locales = Array.from({ length: 64 }, () => 'en')
-  const [item] = await ok(applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales }))
+  const [item] = await ok(applyVersion(fx.ctx, { kind: 'revision', documentId: ID, version: fx.v1, locales }))
   expect(item.status).toBe(0)
 })
 
 test('400 batch: unknown locales, at most five named', async () => {
   const locales = ['en', 'xa', 'xb', 'xc', 'xd', 'xe', 'xf', 'xg']
-  const res = await applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales })
+  const res = await applyVersion(fx.ctx, { kind: 'revision', documentId: ID, version: fx.v1, locales })
   expect(res.status).toBe(400)
   expect(res.body).toEqual(batch(ID, 'Unknown locale(s) for this team: "xa", "xb", "xc", "xd", "xe" and 2 more.'))
 })
@@ -191,60 +185,60 @@ test('400 batch: unknown locales, at most five named', async () => {
 // --- 403 / 404 / 409 batch ---
 
 test('403 batch: restoring into a published document without ChangeLiveContent; reading versions still works', async () => {
-  const res = await applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1 }, { token: TOKENS.translator })
+  const res = await applyVersion(fx.ctx, { kind: 'revision', documentId: ID, version: fx.v1 }, { token: TOKENS.translator })
   expect(res.status).toBe(403)
   expect(res.body).toEqual(batch(ID, 'Restoring into the draft of a published document requires the ChangeLiveContent capability.'))
-  expect((await ctx.call('GET', `/content/versions/${TEAM}?id=${ID}`, { token: TOKENS.translator })).status).toBe(200)
-  expect((await ctx.call('GET', `/content/version/${TEAM}?id=${ID}&version=${v1}`, { token: TOKENS.translator })).status).toBe(200)
-  expect((await ctx.call('GET', `/content/history/${TEAM}?id=${ID}`, { token: TOKENS.translator })).status).toBe(200)
+  expect((await fx.ctx.call('GET', `/content/versions/${TEAM}?id=${ID}`, { token: TOKENS.translator })).status).toBe(200)
+  expect((await fx.ctx.call('GET', `/content/version/${TEAM}?id=${ID}&version=${fx.v1}`, { token: TOKENS.translator })).status).toBe(200)
+  expect((await fx.ctx.call('GET', `/content/history/${TEAM}?id=${ID}`, { token: TOKENS.translator })).status).toBe(200)
 })
 
 test('403 batch for a snapshot restore into a published document without ChangeLiveContent', async () => {
   const id = await snapshot()
-  const res = await applySnapshot(ctx, { snapshotId: id }, { token: TOKENS.translator })
+  const res = await applySnapshot(fx.ctx, { snapshotId: id }, { token: TOKENS.translator })
   expect(res.status).toBe(403)
   expect(res.body[0]).toMatchObject({ id: ID, status: 1 })
 })
 
 test('404 batch: unknown document', async () => {
-  const res = await applyVersion(ctx, { kind: 'revision', documentId: 'pages/nope', version: v1 })
+  const res = await applyVersion(fx.ctx, { kind: 'revision', documentId: 'pages/nope', version: fx.v1 })
   expect(res.status).toBe(404)
   expect(res.body).toEqual(batch('pages/nope', 'Document not found.'))
 })
 
 test('404 batch: a version of another document', async () => {
-  const [home] = await versionRefs(ctx, 'pages/home')
-  const res = await applyVersion(ctx, { kind: 'revision', documentId: ID, version: home })
+  const [home] = await versionRefs(fx.ctx, 'pages/home')
+  const res = await applyVersion(fx.ctx, { kind: 'revision', documentId: ID, version: home })
   expect(res.status).toBe(404)
   expect(res.body).toEqual(batch(ID, 'No such published version of this document.'))
 })
 
 test('404 batch: a well-formed reference that names no revision', async () => {
   const ref = Buffer.from('A:999999-nonode').toString('base64url')
-  const res = await applyVersion(ctx, { kind: 'revision', documentId: ID, version: ref })
+  const res = await applyVersion(fx.ctx, { kind: 'revision', documentId: ID, version: ref })
   expect(res.status).toBe(404)
   expect(res.body).toEqual(batch(ID, 'No such published version of this document.'))
 })
 
 test('404 batch: unknown snapshot', async () => {
-  const res = await applySnapshot(ctx, { snapshotId: `${ID}/snapshot/AAAAAAAAAAAAAAAAAAAAAA` })
+  const res = await applySnapshot(fx.ctx, { snapshotId: `${ID}/snapshot/AAAAAAAAAAAAAAAAAAAAAA` })
   expect(res.status).toBe(404)
   expect(res.body).toEqual(batch(ID, 'Snapshot not found.'))
 })
 
 test('409 batch: revoked snapshot', async () => {
   const id = await snapshot()
-  await ok(ctx.call('POST', `/content/snapshots/revoke/${TEAM}`, { body: { id } }))
-  const res = await applySnapshot(ctx, { snapshotId: id })
+  await ok(fx.ctx.call('POST', `/content/snapshots/revoke/${TEAM}`, { body: { id } }))
+  const res = await applySnapshot(fx.ctx, { snapshotId: id })
   expect(res.status).toBe(409)
   expect(res.body).toEqual(batch(ID, 'The snapshot is revoked and can no longer be restored.'))
 })
 
 test('409 batch: expired snapshot', async () => {
   const expiresAt = new Date(Date.now() + 40).toISOString()
-  const { id } = await ok(ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: ID, expiresAt } }), 201)
+  const { id } = await ok(fx.ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: ID, expiresAt } }), 201)
   await Bun.sleep(60)
-  const res = await applyVersion(ctx, { kind: 'snapshot', snapshotId: id })
+  const res = await applyVersion(fx.ctx, { kind: 'snapshot', snapshotId: id })
   expect(res.status).toBe(409)
   expect(res.body).toEqual(batch(ID, 'The snapshot is expired and can no longer be restored.'))
 })
@@ -252,22 +246,22 @@ test('409 batch: expired snapshot', async () => {
 // --- auth: object shape ---
 
 test('401 without a token, 403 for a non-member or without EditContent', async () => {
-  const body = { kind: 'revision', documentId: ID, version: v1 }
-  const none = await applyVersion(ctx, body, { token: null as unknown as string })
+  const body = { kind: 'revision', documentId: ID, version: fx.v1 }
+  const none = await applyVersion(fx.ctx, body, { token: null as unknown as string })
   expect(none.status).toBe(401)
   expect(none.body).toEqual({ error: 'unauthorized', message: 'A valid bearer token is required.' })
-  const outsider = await applyVersion(ctx, body, { token: TOKENS.outsider })
+  const outsider = await applyVersion(fx.ctx, body, { token: TOKENS.outsider })
   expect(outsider.status).toBe(403)
   expect(outsider.body.error).toBe('forbidden')
-  const noEdit = await applySnapshot(ctx, { snapshotId: 'x' }, { token: TOKENS.webhooks })
+  const noEdit = await applySnapshot(fx.ctx, { snapshotId: 'x' }, { token: TOKENS.webhooks })
   expect(noEdit.status).toBe(403)
   expect(noEdit.body).toEqual({ error: 'forbidden', message: 'Missing capability: EditContent.' })
 })
 
 test('a refused restore writes nothing', async () => {
-  await put(ctx, DRAFT)
-  const before = (await ctx.call('GET', `/content/${TEAM}?id=${ID}/draft`)).body
-  await applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1, locales: ['xx'] })
-  await applyVersion(ctx, { kind: 'revision', documentId: ID, version: v1 }, { token: TOKENS.translator })
-  expect((await ctx.call('GET', `/content/${TEAM}?id=${ID}/draft`)).body).toEqual(before)
+  await put(fx.ctx, DRAFT)
+  const before = (await fx.ctx.call('GET', `/content/${TEAM}?id=${ID}/draft`)).body
+  await applyVersion(fx.ctx, { kind: 'revision', documentId: ID, version: fx.v1, locales: ['xx'] })
+  await applyVersion(fx.ctx, { kind: 'revision', documentId: ID, version: fx.v1 }, { token: TOKENS.translator })
+  expect((await fx.ctx.call('GET', `/content/${TEAM}?id=${ID}/draft`)).body).toEqual(before)
 })

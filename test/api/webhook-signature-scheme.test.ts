@@ -3,27 +3,21 @@
  * `standard-webhooks` with a `whsec_` key; create, update, the record, the stored row, the test
  * send's headers and the OpenAPI document.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
-import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
-import { startReceiver, type TestReceiver } from '../test-receiver'
+import { TOKENS } from '../helpers'
 import { verifySignature, verifyStandardWebhook } from '../../receiver'
+import { base, webhooksFixture } from './webhooks-fixture'
 
-let ctx: TestContext
-let rx: TestReceiver
-beforeAll(async () => { ctx = await createTestContext() })
-afterAll(() => ctx.close())
-beforeEach(() => { rx = startReceiver() })
-afterEach(() => rx.stop())
+const fx = webhooksFixture()
 
-const base = `/teams/${TEAM}/webhooks`
 const WHSEC = /^whsec_[A-Za-z0-9+/]{43}=$/ // 32 random bytes
 const KEY24 = 'whsec_' + Buffer.alloc(24, 1).toString('base64')
 const OWN = 'my-own-secret-0123456789-abcdef-1234'
-const create = (body: Record<string, unknown>) => ctx.call('POST', base, { token: TOKENS.webhooks, body: { label: 'SW', provider: 'custom', target: rx.url, ...body } })
-const patch = (id: string, body: Record<string, unknown>) => ctx.call('PATCH', `${base}/${id}`, { token: TOKENS.webhooks, body })
+const create = (body: Record<string, unknown>) => fx.ctx.call('POST', base, { token: TOKENS.webhooks, body: { label: 'SW', provider: 'custom', target: fx.rx.url, ...body } })
+const patch = (id: string, body: Record<string, unknown>) => fx.ctx.call('PATCH', `${base}/${id}`, { token: TOKENS.webhooks, body })
 const stored = (id: string) => {
-  const row = ctx.db.$client.query('SELECT secret, options FROM webhooks WHERE id = ?').get(id) as { secret: string; options: string }
+  const row = fx.ctx.db.$client.query('SELECT secret, options FROM webhooks WHERE id = ?').get(id) as { secret: string; options: string }
   return { secret: row.secret, options: JSON.parse(row.options) }
 }
 
@@ -36,7 +30,7 @@ test('standard-webhooks without a secret: a whsec_ key of 32 random bytes is gen
   expect(Buffer.from(res.body.secret.slice(6), 'base64')).toHaveLength(32)
   expect(res.body.secretLast4).toBe(res.body.secret.slice(-4))
   expect(stored(res.body.id)).toEqual({ secret: res.body.secret, options: { signatureScheme: 'standard-webhooks' } })
-  const read = await ctx.call('GET', `${base}/${res.body.id}`, { token: TOKENS.webhooks })
+  const read = await fx.ctx.call('GET', `${base}/${res.body.id}`, { token: TOKENS.webhooks })
   expect(read.body.signatureScheme).toBe('standard-webhooks')
   expect(read.text).not.toContain(res.body.secret)
 })
@@ -112,7 +106,7 @@ test('a github webhook keeps its token and event type beside the scheme; a move 
   expect(res.status).toBe(201)
   expect(res.body).toMatchObject({ signatureScheme: 'standard-webhooks', options: { eventType: 'cms', tokenLast4: '0123' } })
   expect(stored(res.body.id).options).toEqual({ token: 'ghp_0123456789abcdef0123', eventType: 'cms', signatureScheme: 'standard-webhooks' })
-  const moved = await patch(res.body.id, { provider: 'custom', target: rx.url })
+  const moved = await patch(res.body.id, { provider: 'custom', target: fx.rx.url })
   expect(moved.body).toMatchObject({ provider: 'custom', options: {}, signatureScheme: 'standard-webhooks' })
   expect(stored(res.body.id).options).toEqual({ signatureScheme: 'standard-webhooks' })
 })
@@ -120,9 +114,9 @@ test('a github webhook keeps its token and event type beside the scheme; a move 
 test('the test send signs the same way: standard-webhooks headers verified by the standardwebhooks package and by ours', async () => {
   const hook = (await create({ signatureScheme: 'standard-webhooks' })).body
   const before = Math.floor(Date.now() / 1000)
-  const res = await ctx.call('POST', `${base}/${hook.id}/test`, { token: TOKENS.webhooks })
+  const res = await fx.ctx.call('POST', `${base}/${hook.id}/test`, { token: TOKENS.webhooks })
   expect(res.body).toMatchObject({ delivered: true, status: 200 })
-  const [req] = rx.requests
+  const [req] = fx.rx.requests
   const h = req!.headers
   const payload = JSON.parse(req!.body)
   expect(h['webhook-id']).toBe(payload.eventId)
@@ -138,13 +132,13 @@ test('the test send signs the same way: standard-webhooks headers verified by th
 
 test('a service-scheme test send has none of the Standard Webhooks headers', async () => {
   const hook = (await create({ secret: KEY24 })).body
-  await ctx.call('POST', `${base}/${hook.id}/test`, { token: TOKENS.webhooks })
-  const names = Object.keys(rx.requests[0]!.headers).filter((k) => k.startsWith('webhook-') || k.startsWith('x-service-'))
+  await fx.ctx.call('POST', `${base}/${hook.id}/test`, { token: TOKENS.webhooks })
+  const names = Object.keys(fx.rx.requests[0]!.headers).filter((k) => k.startsWith('webhook-') || k.startsWith('x-service-'))
   expect(names.sort()).toEqual(['x-service-delivery', 'x-service-event', 'x-service-signature'])
 })
 
 test('OpenAPI: the record, create and update name signatureScheme with its two values', async () => {
-  const doc = (await ctx.call('GET', '/swagger/json', { token: null })).body
+  const doc = (await fx.ctx.call('GET', '/swagger/json', { token: null })).body
   const values = (s: any) => s.anyOf.map((v: any) => v.const)
   const schemas = doc.components.schemas
   expect(values(schemas.WebhookRecord.properties.signatureScheme)).toEqual(['service', 'standard-webhooks'])

@@ -1,35 +1,22 @@
-import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'bun:test'
-import { createTestContext, holdWriteLock, insertDelivery, TEAM, TOKENS, type TestContext } from '../helpers'
+import { expect, test } from 'bun:test'
+import { createTestContext, holdWriteLock, insertDelivery, TEAM, TOKENS } from '../helpers'
 import { DELETE_STEP, deleteDeliveriesStep } from '../../core/webhooks/service'
-import { startReceiver, type TestReceiver } from '../test-receiver'
+import { base, webhooksFixture } from './webhooks-fixture'
 
-let ctx: TestContext
-let rx: TestReceiver
-beforeAll(async () => { ctx = await createTestContext() })
-afterAll(() => ctx.close())
-beforeEach(() => { rx = startReceiver() })
-afterEach(() => rx.stop())
-
-const base = `/teams/${TEAM}/webhooks`
-const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT/)
-const create = (body: Record<string, unknown>, token = TOKENS.webhooks) => ctx.call('POST', base, { token, body })
-/** The payloads of a webhook's delivery log, newest first, as stored for sending. */
-async function loggedPayloads(hookId: string): Promise<any[]> {
-  const log = (await ctx.call('GET', `${base}/${hookId}/deliveries`, { token: TOKENS.webhooks })).body
-  return log.map((d: any) => JSON.parse((ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(d.eventId) as { payload: string }).payload))
-}
+const fx = webhooksFixture()
+const { create } = fx
 
 test('validation: provider, events, target scheme and private targets', async () => {
   const bad = async (body: Record<string, unknown>) => (await create(body)).body.error
-  expect(await bad({ label: 'x', provider: 'ftp', target: rx.url })).toBe('invalid_body')
-  expect(await bad({ label: 'x', provider: 'custom', target: rx.url, events: ['content.moved'] })).toBe('invalid_body')
+  expect(await bad({ label: 'x', provider: 'ftp', target: fx.rx.url })).toBe('invalid_body')
+  expect(await bad({ label: 'x', provider: 'custom', target: fx.rx.url, events: ['content.moved'] })).toBe('invalid_body')
   expect(await bad({ label: 'x', provider: 'custom', target: 'not a url' })).toBe('invalid_target')
   expect(await bad({ label: 'x', provider: 'custom', target: 'ftp://example.com/x' })).toBe('invalid_target')
   expect(await bad({ label: 'x', provider: 'github', target: 'https://example.com/x', options: { token: 't' } })).toBe('invalid_target')
   expect(await bad({ label: 'x', provider: 'github', target: 'https://api.github.com/repos/o/r/dispatches' })).toBe('invalid_body')
   const strict = await createTestContext({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' } })
   try {
-    for (const target of [rx.url, 'https://127.0.0.1/x', 'https://localhost/x', 'https://LOCALHOST./', 'https://169.254.169.254/x', 'https://[::ffff:10.0.0.1]/x']) {
+    for (const target of [fx.rx.url, 'https://127.0.0.1/x', 'https://localhost/x', 'https://LOCALHOST./', 'https://169.254.169.254/x', 'https://[::ffff:10.0.0.1]/x']) {
       const res = await strict.call('POST', base, { token: TOKENS.webhooks, body: { label: 'x', provider: 'custom', target } })
       expect({ target, status: res.status, error: res.body.error }).toEqual({ target, status: 400, error: 'invalid_target' })
       // A loopback or private target says what would allow it (a receiver on the operator's own network).
@@ -50,31 +37,31 @@ test('github keeps its token out of every answer', async () => {
   expect(res.body.options).toEqual({ eventType: 'cms', tokenLast4: '9876' })
   expect(res.text).not.toContain('ghp_secret_token')
   // A short token would be shown whole by its last four: it shows nothing.
-  const short = await ctx.call('PATCH', `${base}/${res.body.id}`, { token: TOKENS.webhooks, body: { options: { token: 'abc' } } })
+  const short = await fx.ctx.call('PATCH', `${base}/${res.body.id}`, { token: TOKENS.webhooks, body: { options: { token: 'abc' } } })
   expect({ status: short.status, options: short.body.options }).toEqual({ status: 200, options: { eventType: 'cms', tokenLast4: '' } })
 })
 
 test('401 without a token, 403 without ManageWebhooks or for another team, 404 for an unknown id', async () => {
-  const body = { label: 'x', provider: 'custom', target: rx.url }
-  expect((await ctx.call('POST', base, { token: null, body })).status).toBe(401)
-  expect((await ctx.call('POST', base, { token: TOKENS.translator, body })).body).toEqual({ error: 'forbidden', message: expect.any(String) })
-  expect((await ctx.call('GET', base, { token: TOKENS.outsider })).status).toBe(403)
-  expect((await ctx.call('GET', `${base}/nope`, { token: TOKENS.webhooks })).body).toEqual({ error: 'not_found', message: 'Webhook not found.' })
+  const body = { label: 'x', provider: 'custom', target: fx.rx.url }
+  expect((await fx.ctx.call('POST', base, { token: null, body })).status).toBe(401)
+  expect((await fx.ctx.call('POST', base, { token: TOKENS.translator, body })).body).toEqual({ error: 'forbidden', message: expect.any(String) })
+  expect((await fx.ctx.call('GET', base, { token: TOKENS.outsider })).status).toBe(403)
+  expect((await fx.ctx.call('GET', `${base}/nope`, { token: TOKENS.webhooks })).body).toEqual({ error: 'not_found', message: 'Webhook not found.' })
   const created = await create(body)
-  expect((await ctx.call('GET', `/teams/other/webhooks/${created.body.id}`, { token: TOKENS.outsider })).status).toBe(404)
+  expect((await fx.ctx.call('GET', `/teams/other/webhooks/${created.body.id}`, { token: TOKENS.outsider })).status).toBe(404)
 })
 
 test('delete removes the webhook', async () => {
-  const { body } = await create({ label: 'gone', provider: 'custom', target: rx.url })
-  expect((await ctx.call('DELETE', `${base}/${body.id}`, { token: TOKENS.webhooks })).status).toBe(204)
-  expect((await ctx.call('GET', `${base}/${body.id}`, { token: TOKENS.webhooks })).status).toBe(404)
-  expect((await ctx.call('DELETE', `${base}/${body.id}`, { token: TOKENS.webhooks })).status).toBe(404)
+  const { body } = await create({ label: 'gone', provider: 'custom', target: fx.rx.url })
+  expect((await fx.ctx.call('DELETE', `${base}/${body.id}`, { token: TOKENS.webhooks })).status).toBe(204)
+  expect((await fx.ctx.call('GET', `${base}/${body.id}`, { token: TOKENS.webhooks })).status).toBe(404)
+  expect((await fx.ctx.call('DELETE', `${base}/${body.id}`, { token: TOKENS.webhooks })).status).toBe(404)
 })
 
 test('delete takes the stored bytes of events only it was sent (a test send, its own publishes) and keeps those another webhook still needs', async () => {
   const own = await createTestContext()
   try {
-    const hook = (events: string[]) => own.call('POST', base, { token: TOKENS.webhooks, body: { label: 'h', provider: 'custom', target: rx.url, events } }).then((r) => r.body.id as string)
+    const hook = (events: string[]) => own.call('POST', base, { token: TOKENS.webhooks, body: { label: 'h', provider: 'custom', target: fx.rx.url, events } }).then((r) => r.body.id as string)
     const both = await hook(['content.published'])
     const onlyUnpublished = await hook(['content.unpublished'])
     const alone = await hook(['content.published', 'content.unpublished'])
@@ -98,7 +85,7 @@ test('delete takes the stored bytes of events only it was sent (a test send, its
 test('a long delivery log is deleted in short steps; pending rows (in flight, due, written meanwhile) go only with the webhook', async () => {
   const own = await createTestContext()
   try {
-    const hook = (label: string) => own.call('POST', base, { token: TOKENS.webhooks, body: { label, provider: 'custom', target: rx.url } }).then((r) => r.body.id as string)
+    const hook = (label: string) => own.call('POST', base, { token: TOKENS.webhooks, body: { label, provider: 'custom', target: fx.rx.url } }).then((r) => r.body.id as string)
     const gone = await hook('gone')
     const kept = await hook('kept')
     const c = own.db.$client
@@ -149,7 +136,7 @@ test('a long delivery log is deleted in short steps; pending rows (in flight, du
 test('deleting a webhook with a long log waits for a free write lock between its steps, on timers', async () => {
   const own = await createTestContext()
   try {
-    const id = (await own.call('POST', base, { token: TOKENS.webhooks, body: { label: 'h', provider: 'custom', target: rx.url } })).body.id as string
+    const id = (await own.call('POST', base, { token: TOKENS.webhooks, body: { label: 'h', provider: 'custom', target: fx.rx.url } })).body.id as string
     const c = own.db.$client
     c.transaction(() => {
       for (let i = 0; i < 3 * DELETE_STEP; i++) insertDelivery(c, { eventId: `ev-${i}`, webhookId: id })
@@ -179,9 +166,9 @@ test('deleting a webhook with a long log waits for a free write lock between its
 })
 
 test('a response body cut at 4 KiB never ends in half a character', async () => {
-  rx.answers = [{ status: 200, body: 'x'.repeat(4095) + 'é'.repeat(100) }]
-  const { body: hook } = await create({ label: 'cut', provider: 'custom', target: rx.url })
-  const res = await ctx.call('POST', `${base}/${hook.id}/test`, { token: TOKENS.webhooks })
+  fx.rx.answers = [{ status: 200, body: 'x'.repeat(4095) + 'é'.repeat(100) }]
+  const { body: hook } = await create({ label: 'cut', provider: 'custom', target: fx.rx.url })
+  const res = await fx.ctx.call('POST', `${base}/${hook.id}/test`, { token: TOKENS.webhooks })
   expect(res.body.responseBody).toBe('x'.repeat(4095))
   expect(Buffer.byteLength(res.body.responseBody)).toBeLessThanOrEqual(4096)
 })

@@ -1,59 +1,47 @@
-import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { createTestContext, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
+import { createTestContext, TEAM, TOKENS, waitFor } from '../helpers'
 import { enqueueEvent, MAX_EVENT_BYTES } from '../../core/events/record'
 import { samplePayload } from '../../core/webhooks/deliveries'
-import { startReceiver, type TestReceiver } from '../test-receiver'
+import { startReceiver } from '../test-receiver'
+import { base, webhooksFixture } from './webhooks-fixture'
 
-let ctx: TestContext
-let rx: TestReceiver
-beforeAll(async () => { ctx = await createTestContext() })
-afterAll(() => ctx.close())
-beforeEach(() => { rx = startReceiver() })
-afterEach(() => rx.stop())
-
-const base = `/teams/${TEAM}/webhooks`
-const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT/)
-const create = (body: Record<string, unknown>, token = TOKENS.webhooks) => ctx.call('POST', base, { token, body })
-/** The payloads of a webhook's delivery log, newest first, as stored for sending. */
-async function loggedPayloads(hookId: string): Promise<any[]> {
-  const log = (await ctx.call('GET', `${base}/${hookId}/deliveries`, { token: TOKENS.webhooks })).body
-  return log.map((d: any) => JSON.parse((ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(d.eventId) as { payload: string }).payload))
-}
+const fx = webhooksFixture()
+const { create, loggedPayloads } = fx
 
 test('an update that changes nothing (`{}`, the record sent back, the same secret) keeps updatedAt; a change moves it', async () => {
   const secret = 'a-secret-of-at-least-thirty-two-characters'
-  const hook = (await create({ label: 'Same', provider: 'custom', target: rx.url, secret })).body
+  const hook = (await create({ label: 'Same', provider: 'custom', target: fx.rx.url, secret })).body
   await Bun.sleep(5)
-  const patch = (body: Record<string, unknown>) => ctx.call('PATCH', `${base}/${hook.id}`, { token: TOKENS.webhooks, body })
-  for (const body of [{}, { label: 'Same', target: rx.url, events: hook.events }, { secret }]) {
+  const patch = (body: Record<string, unknown>) => fx.ctx.call('PATCH', `${base}/${hook.id}`, { token: TOKENS.webhooks, body })
+  for (const body of [{}, { label: 'Same', target: fx.rx.url, events: hook.events }, { secret }]) {
     const res = await patch(body)
     expect({ status: res.status, updatedAt: res.body.updatedAt }).toEqual({ status: 200, updatedAt: hook.updatedAt })
   }
-  expect((await ctx.call('GET', `${base}/${hook.id}`, { token: TOKENS.webhooks })).body.updatedAt).toBe(hook.updatedAt)
+  expect((await fx.ctx.call('GET', `${base}/${hook.id}`, { token: TOKENS.webhooks })).body.updatedAt).toBe(hook.updatedAt)
   const renamed = await patch({ label: 'Renamed' })
   expect(renamed.body.updatedAt > hook.updatedAt).toBe(true)
 })
 
 test('an event whose paths would pass 1 MiB is stored without them, scope "site" (a receiver would refuse it: a final 413)', async () => {
-  const hook = (await create({ label: 'big', provider: 'custom', target: rx.url })).body
+  const hook = (await create({ label: 'big', provider: 'custom', target: fx.rx.url })).body
   const team = { id: TEAM, workspaceId: 'main', defaultLocale: 'en' }
   const long = (i: number, locale: string) => `/${locale}/${'section/'.repeat(60)}page-${i}`
   const locales = Array.from({ length: 64 }, (_, i) => `l${i}`)
-  const stored = (eventId: string) => JSON.parse((ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(eventId) as { payload: string }).payload)
-  const bytes = (eventId: string) => Buffer.byteLength((ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(eventId) as { payload: string }).payload)
+  const stored = (eventId: string) => JSON.parse((fx.ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(eventId) as { payload: string }).payload)
+  const bytes = (eventId: string) => Buffer.byteLength((fx.ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(eventId) as { payload: string }).payload)
   // 250 moved pages in 64 locales: previousUrls alone is about 8 MB.
   const moved = { ...samplePayload(team, 'content.published', 'u-editor'), urls: { en: '/en/new' }, previousUrls: Array.from({ length: 250 * 64 }, (_, i) => long(i, locales[i % 64]!)) }
-  ctx.db.transaction((tx) => enqueueEvent(tx, moved))
+  fx.ctx.db.transaction((tx) => enqueueEvent(tx, moved))
   expect(bytes(moved.eventId)).toBeLessThanOrEqual(MAX_EVENT_BYTES)
   expect(stored(moved.eventId)).toEqual({ ...moved, previousUrls: [], scope: 'site' })
   // Paths of its own too long as well: urls go too.
   const deep = { ...samplePayload(team, 'content.published', 'u-editor'), urls: Object.fromEntries(locales.map((l) => [l, `/${l}/${'x'.repeat(20_000)}`])), previousUrls: [] as string[] }
-  ctx.db.transaction((tx) => enqueueEvent(tx, deep))
+  fx.ctx.db.transaction((tx) => enqueueEvent(tx, deep))
   expect(stored(deep.eventId)).toEqual({ ...deep, urls: {}, previousUrls: [], scope: 'site' })
   // A usual event is stored as built.
   const usual = samplePayload(team, 'content.published', 'u-editor')
-  ctx.db.transaction((tx) => enqueueEvent(tx, usual))
+  fx.ctx.db.transaction((tx) => enqueueEvent(tx, usual))
   expect(stored(usual.eventId)).toEqual(usual)
   expect((await loggedPayloads(hook.id)).map((p) => p.eventId)).toEqual([usual.eventId, deep.eventId, moved.eventId])
 })
@@ -61,7 +49,7 @@ test('an event whose paths would pass 1 MiB is stored without them, scope "site"
 test('through a publish: a page moved with 250 live pages below lists them all (scope "document"); with 251, or a stored slug that is no path segment, scope is "site"', async () => {
   const own = await createTestContext()
   try {
-    const hook = (await own.call('POST', base, { token: TOKENS.webhooks, body: { label: 'tree', provider: 'custom', target: rx.url } })).body
+    const hook = (await own.call('POST', base, { token: TOKENS.webhooks, body: { label: 'tree', provider: 'custom', target: fx.rx.url } })).body
     const write = (id: string, parent: string, slug: string) =>
       own.call('POST', `/content/${TEAM}`, { body: { id, contentType: 'page', fields: { parent }, locales: { en: { title: slug, slug } } } })
     const publish = async (ids: string[]) => {
@@ -105,7 +93,7 @@ test('through a publish: a page moved with 250 live pages below lists them all (
 
 test('a label of only spaces or with a line or paragraph separator is refused', async () => {
   for (const label of ['   ', '\u00a0', 'a\u2028b', 'a\u2029b']) {
-    const res = await create({ label, provider: 'custom', target: rx.url })
+    const res = await create({ label, provider: 'custom', target: fx.rx.url })
     expect({ label, status: res.status, error: res.body.error }).toEqual({ label, status: 400, error: 'invalid_body' })
   }
 })
@@ -114,12 +102,12 @@ test('a test send answered after its webhook was deleted still answers the calle
   const slow = startReceiver([{ status: 200, body: 'ok', delayMs: 400 }])
   try {
     const hook = (await create({ label: 'gone', provider: 'custom', target: slow.url })).body
-    const sent = ctx.call('POST', `${base}/${hook.id}/test`, { token: TOKENS.webhooks })
+    const sent = fx.ctx.call('POST', `${base}/${hook.id}/test`, { token: TOKENS.webhooks })
     await waitFor(() => slow.requests.length === 1, 5000, 'the test send at the receiver') // on the wire, not yet answered
-    expect((await ctx.call('DELETE', `${base}/${hook.id}`, { token: TOKENS.webhooks })).status).toBe(204)
+    expect((await fx.ctx.call('DELETE', `${base}/${hook.id}`, { token: TOKENS.webhooks })).status).toBe(204)
     const res = await sent
     expect({ status: res.status, delivered: res.body.delivered, code: res.body.status }).toEqual({ status: 200, delivered: true, code: 200 })
-    expect(ctx.db.$client.query('SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = ?').get(hook.id)).toEqual({ n: 0 })
+    expect(fx.ctx.db.$client.query('SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = ?').get(hook.id)).toEqual({ n: 0 })
   } finally {
     slow.stop()
   }
@@ -142,7 +130,7 @@ test('a replaced secret and a dropped provider token are gone from the database 
       return { secret: file.includes(oldSecret), token: file.includes(token.slice(0, 40)) }
     }
     expect(onDisk()).toEqual({ secret: true, token: true })
-    const patch = { provider: 'custom', target: rx.url, secret: 'a-new-secret-of-32-chars-0123456' }
+    const patch = { provider: 'custom', target: fx.rx.url, secret: 'a-new-secret-of-32-chars-0123456' }
     expect((await own.call('PATCH', `${base}/${hook.id}`, { token: TOKENS.webhooks, body: patch })).status).toBe(200)
     expect(onDisk()).toEqual({ secret: false, token: false })
   } finally {
@@ -151,8 +139,8 @@ test('a replaced secret and a dropped provider token are gone from the database 
 })
 
 test('a short secret stored before the length rule is not given away by secretLast4', async () => {
-  const hook = (await create({ label: 'Legacy', provider: 'custom', target: rx.url })).body
-  ctx.db.$client.query('UPDATE webhooks SET secret = ? WHERE id = ?').run('abc', hook.id)
-  const one = await ctx.call('GET', `${base}/${hook.id}`, { token: TOKENS.webhooks })
+  const hook = (await create({ label: 'Legacy', provider: 'custom', target: fx.rx.url })).body
+  fx.ctx.db.$client.query('UPDATE webhooks SET secret = ? WHERE id = ?').run('abc', hook.id)
+  const one = await fx.ctx.call('GET', `${base}/${hook.id}`, { token: TOKENS.webhooks })
   expect(one.body.secretLast4).toBe('')
 })

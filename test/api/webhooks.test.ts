@@ -1,38 +1,25 @@
-import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from 'bun:test'
-import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
-import { startReceiver, type TestReceiver } from '../test-receiver'
+import { expect, test } from 'bun:test'
+import { TOKENS } from '../helpers'
+import { base, ISO, webhooksFixture } from './webhooks-fixture'
 
-let ctx: TestContext
-let rx: TestReceiver
-beforeAll(async () => { ctx = await createTestContext() })
-afterAll(() => ctx.close())
-beforeEach(() => { rx = startReceiver() })
-afterEach(() => rx.stop())
-
-const base = `/teams/${TEAM}/webhooks`
-const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT/)
-const create = (body: Record<string, unknown>, token = TOKENS.webhooks) => ctx.call('POST', base, { token, body })
-/** The payloads of a webhook's delivery log, newest first, as stored for sending. */
-async function loggedPayloads(hookId: string): Promise<any[]> {
-  const log = (await ctx.call('GET', `${base}/${hookId}/deliveries`, { token: TOKENS.webhooks })).body
-  return log.map((d: any) => JSON.parse((ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(d.eventId) as { payload: string }).payload))
-}
+const fx = webhooksFixture()
+const { create } = fx
 
 test('create answers 201 with the record and the full generated secret, once', async () => {
-  const res = await create({ label: 'Site', provider: 'custom', target: rx.url })
+  const res = await create({ label: 'Site', provider: 'custom', target: fx.rx.url })
   expect(res.status).toBe(201)
   const secret = res.body.secret as string
   expect(secret.length).toBeGreaterThanOrEqual(43) // 32 bytes base64url
   expect(res.body).toEqual({
-    id: expect.any(String), label: 'Site', provider: 'custom', target: rx.url,
+    id: expect.any(String), label: 'Site', provider: 'custom', target: fx.rx.url,
     events: ['content.published', 'content.unpublished'], secretLast4: secret.slice(-4), options: {}, signatureScheme: 'service',
     createdAt: ISO, updatedAt: ISO, secret,
   })
-  const one = await ctx.call('GET', `${base}/${res.body.id}`, { token: TOKENS.webhooks })
+  const one = await fx.ctx.call('GET', `${base}/${res.body.id}`, { token: TOKENS.webhooks })
   const { secret: _s, ...record } = res.body
   expect(one).toMatchObject({ status: 200, body: record })
   expect(one.text).not.toContain(secret)
-  const list = await ctx.call('GET', base, { token: TOKENS.webhooks })
+  const list = await fx.ctx.call('GET', base, { token: TOKENS.webhooks })
   expect(list.status).toBe(200)
   expect(list.body).toContainEqual(record)
   expect(list.text).not.toContain(secret)
@@ -43,77 +30,77 @@ const OWN = 'my-own-secret-0123456789-abcdef-1234'
 const ROTATED = 'rotated-secret-0123456789-abcdefabcd'
 
 test('a user-entered secret is kept and shown by its last four characters afterwards', async () => {
-  const res = await create({ label: 'Own', provider: 'custom', target: rx.url, events: ['site.changed'], secret: OWN })
+  const res = await create({ label: 'Own', provider: 'custom', target: fx.rx.url, events: ['site.changed'], secret: OWN })
   expect(res.body).toMatchObject({ secret: OWN, secretLast4: '1234', events: ['site.changed'] })
-  const patched = await ctx.call('PATCH', `${base}/${res.body.id}`, { token: TOKENS.webhooks, body: { label: 'Renamed' } })
+  const patched = await fx.ctx.call('PATCH', `${base}/${res.body.id}`, { token: TOKENS.webhooks, body: { label: 'Renamed' } })
   expect(patched.status).toBe(200)
   expect(patched.body.secret).toBeUndefined()
   expect(patched.body).toMatchObject({ label: 'Renamed', secretLast4: '1234' })
-  const rotated = await ctx.call('PATCH', `${base}/${res.body.id}`, { token: TOKENS.webhooks, body: { secret: ROTATED } })
+  const rotated = await fx.ctx.call('PATCH', `${base}/${res.body.id}`, { token: TOKENS.webhooks, body: { secret: ROTATED } })
   expect(rotated.body).toMatchObject({ secret: ROTATED, secretLast4: 'abcd' })
-  const again = await ctx.call('GET', `${base}/${res.body.id}`, { token: TOKENS.webhooks })
+  const again = await fx.ctx.call('GET', `${base}/${res.body.id}`, { token: TOKENS.webhooks })
   expect(again.body.secret).toBeUndefined()
 })
 
 test('a short or whitespace secret is refused on create and on update; the stored one stays', async () => {
   for (const secret of ['abc', '   ', 'x'.repeat(31), `${OWN}\n`]) {
-    const res = await create({ label: 'Weak', provider: 'custom', target: rx.url, secret })
+    const res = await create({ label: 'Weak', provider: 'custom', target: fx.rx.url, secret })
     expect({ secret, status: res.status, body: res.body }).toEqual({ secret, status: 400, body: { error: 'invalid_secret', message: expect.any(String) } })
   }
-  const list = await ctx.call('GET', base, { token: TOKENS.webhooks })
+  const list = await fx.ctx.call('GET', base, { token: TOKENS.webhooks })
   expect(list.body.map((w: { label: string }) => w.label)).not.toContain('Weak')
-  const hook = (await create({ label: 'Kept', provider: 'custom', target: rx.url, secret: OWN })).body
+  const hook = (await create({ label: 'Kept', provider: 'custom', target: fx.rx.url, secret: OWN })).body
   for (const secret of ['abc', ' '.repeat(40)]) {
-    const res = await ctx.call('PATCH', `${base}/${hook.id}`, { token: TOKENS.webhooks, body: { secret, label: 'Changed' } })
+    const res = await fx.ctx.call('PATCH', `${base}/${hook.id}`, { token: TOKENS.webhooks, body: { secret, label: 'Changed' } })
     expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_secret' })
   }
-  const row = ctx.db.$client.query('SELECT label, secret FROM webhooks WHERE id = ?').get(hook.id)
+  const row = fx.ctx.db.$client.query('SELECT label, secret FROM webhooks WHERE id = ?').get(hook.id)
   expect(row).toEqual({ label: 'Kept', secret: OWN })
   // Empty still means "generate one" (create) and "keep the old one" (update).
-  expect((await create({ label: 'Gen', provider: 'custom', target: rx.url, secret: '' })).body.secret).toHaveLength(43)
-  const kept = await ctx.call('PATCH', `${base}/${hook.id}`, { token: TOKENS.webhooks, body: { secret: '' } })
+  expect((await create({ label: 'Gen', provider: 'custom', target: fx.rx.url, secret: '' })).body.secret).toHaveLength(43)
+  const kept = await fx.ctx.call('PATCH', `${base}/${hook.id}`, { token: TOKENS.webhooks, body: { secret: '' } })
   expect(kept).toMatchObject({ status: 200, body: { secretLast4: '1234' } })
   expect(kept.body.secret).toBeUndefined()
 })
 
 test('a label with a lone surrogate is 400 invalid_body on create and update (it would be stored as U+FFFD, not as answered)', async () => {
   const refused = { status: 400, body: { error: 'invalid_body', message: '`label` must be well-formed text (no lone surrogates).' } }
-  const res = await create({ label: 'Bad \ud800', provider: 'custom', target: rx.url })
+  const res = await create({ label: 'Bad \ud800', provider: 'custom', target: fx.rx.url })
   expect({ status: res.status, body: res.body }).toEqual(refused)
-  const hook = (await create({ label: 'Fine ünïcødé 🚀', provider: 'custom', target: rx.url })).body
-  const patched = await ctx.call('PATCH', `${base}/${hook.id}`, { token: TOKENS.webhooks, body: { label: '\udfffx' } })
+  const hook = (await create({ label: 'Fine ünïcødé 🚀', provider: 'custom', target: fx.rx.url })).body
+  const patched = await fx.ctx.call('PATCH', `${base}/${hook.id}`, { token: TOKENS.webhooks, body: { label: '\udfffx' } })
   expect({ status: patched.status, body: patched.body }).toEqual(refused)
-  expect((await ctx.call('GET', `${base}/${hook.id}`, { token: TOKENS.webhooks })).body.label).toBe('Fine ünïcødé 🚀')
+  expect((await fx.ctx.call('GET', `${base}/${hook.id}`, { token: TOKENS.webhooks })).body.label).toBe('Fine ünïcødé 🚀')
 })
 
 test('secretLast4 is the last four characters, never half an emoji', async () => {
   const secret = `${'Z'.repeat(33)}\u{1F680}abc`
-  const hook = await create({ label: 'Emoji', provider: 'custom', target: rx.url, secret })
+  const hook = await create({ label: 'Emoji', provider: 'custom', target: fx.rx.url, secret })
   expect({ status: hook.status, secretLast4: hook.body.secretLast4 }).toEqual({ status: 201, secretLast4: '\u{1F680}abc' })
-  expect((await ctx.call('GET', `${base}/${hook.body.id}`, { token: TOKENS.webhooks })).body.secretLast4).toBe('\u{1F680}abc')
+  expect((await fx.ctx.call('GET', `${base}/${hook.body.id}`, { token: TOKENS.webhooks })).body.secretLast4).toBe('\u{1F680}abc')
 })
 
 test('a secret over 500 characters is invalid_secret like a short one, not a schema error', async () => {
-  const res = await create({ label: 'Long', provider: 'custom', target: rx.url, secret: 'a'.repeat(501) })
+  const res = await create({ label: 'Long', provider: 'custom', target: fx.rx.url, secret: 'a'.repeat(501) })
   expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_secret' })
-  expect((await create({ label: 'Typed', provider: 'custom', target: rx.url, secret: 42 })).body.error).toBe('invalid_body')
+  expect((await create({ label: 'Typed', provider: 'custom', target: fx.rx.url, secret: 42 })).body.error).toBe('invalid_body')
 })
 
 test('a secret with a lone surrogate or a control character is invalid_secret (it would be stored as another key)', async () => {
   for (const secret of ['\ud800'.repeat(32), '\u0000'.repeat(32), `${OWN}\u0007`]) {
-    const res = await create({ label: 'Odd', provider: 'custom', target: rx.url, secret })
+    const res = await create({ label: 'Odd', provider: 'custom', target: fx.rx.url, secret })
     expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_secret' })
   }
-  expect(ctx.db.$client.query("SELECT COUNT(*) AS n FROM webhooks WHERE label = 'Odd'").get()).toEqual({ n: 0 })
+  expect(fx.ctx.db.$client.query("SELECT COUNT(*) AS n FROM webhooks WHERE label = 'Odd'").get()).toEqual({ n: 0 })
 })
 
 test('a target with spaces or control characters, a label with control characters and a github target with dot segments, a query or a fragment are refused', async () => {
-  for (const target of [`${rx.url}\u0000`, `${rx.url}/a\tb`, ` ${rx.url}`, `${rx.url}/\ud800`, `${rx.url}/p/\u00a0`, `${rx.url}/a\u2028b`, `${rx.url}/\ufeff`]) {
+  for (const target of [`${fx.rx.url}\u0000`, `${fx.rx.url}/a\tb`, ` ${fx.rx.url}`, `${fx.rx.url}/\ud800`, `${fx.rx.url}/p/\u00a0`, `${fx.rx.url}/a\u2028b`, `${fx.rx.url}/\ufeff`]) {
     const res = await create({ label: 'x', provider: 'custom', target })
     expect({ target, status: res.status, error: res.body.error }).toEqual({ target, status: 400, error: 'invalid_target' })
   }
   for (const label of ['a\u0000b', 'line\nbreak']) {
-    const res = await create({ label, provider: 'custom', target: rx.url })
+    const res = await create({ label, provider: 'custom', target: fx.rx.url })
     expect({ label, status: res.status, error: res.body.error }).toEqual({ label, status: 400, error: 'invalid_body' })
   }
   // Dot segments, and a query or fragment inside the repository path: each would send the token to another endpoint than /dispatches.
@@ -124,14 +111,14 @@ test('a target with spaces or control characters, a label with control character
 })
 
 test('a provider token is kept only for github: refused on another provider, dropped when a github webhook changes provider', async () => {
-  const custom = await create({ label: 'c', provider: 'custom', target: rx.url, options: { token: 'ghp_secret_token_9876' } })
+  const custom = await create({ label: 'c', provider: 'custom', target: fx.rx.url, options: { token: 'ghp_secret_token_9876' } })
   expect({ status: custom.status, body: custom.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: '`options.token` is only for github webhooks; this provider sends none.' } })
   const gh = (await create({ label: 'gh', provider: 'github', target: 'https://api.github.com/repos/acme/site/dispatches', options: { token: 'ghp_secret_token_9876' } })).body
-  const moved = await ctx.call('PATCH', `${base}/${gh.id}`, { token: TOKENS.webhooks, body: { provider: 'custom', target: rx.url } })
+  const moved = await fx.ctx.call('PATCH', `${base}/${gh.id}`, { token: TOKENS.webhooks, body: { provider: 'custom', target: fx.rx.url } })
   expect({ status: moved.status, options: moved.body.options }).toEqual({ status: 200, options: {} })
-  const stored = ctx.db.$client.query('SELECT options FROM webhooks WHERE id = ?').get(gh.id) as { options: string }
+  const stored = fx.ctx.db.$client.query('SELECT options FROM webhooks WHERE id = ?').get(gh.id) as { options: string }
   expect(stored.options).not.toContain('ghp_secret_token')
-  const again = await ctx.call('PATCH', `${base}/${gh.id}`, { token: TOKENS.webhooks, body: { options: { token: 'ghp_secret_token_9876' } } })
+  const again = await fx.ctx.call('PATCH', `${base}/${gh.id}`, { token: TOKENS.webhooks, body: { options: { token: 'ghp_secret_token_9876' } } })
   expect({ status: again.status, error: again.body.error }).toEqual({ status: 400, error: 'invalid_body' })
 })
 
@@ -146,27 +133,27 @@ test('github options: a token that cannot be an Authorization header is refused 
   expect({ status: notGithub.status, body: notGithub.body }).toEqual({ status: 400, body: { error: 'invalid_body', message: '`options.eventType` is only for github webhooks; this provider sends none.' } })
   const gh = (await create({ label: 'gh', provider: 'github', target, options: { token: 'ghp_secret_token_9876', eventType: 'site-refresh' } })).body
   expect(gh.options).toEqual({ eventType: 'site-refresh', tokenLast4: '9876' })
-  const patch = (body: Record<string, unknown>) => ctx.call('PATCH', `${base}/${gh.id}`, { token: TOKENS.webhooks, body })
+  const patch = (body: Record<string, unknown>) => fx.ctx.call('PATCH', `${base}/${gh.id}`, { token: TOKENS.webhooks, body })
   // `null` takes the event type back to the default (the event's own type); the token stays.
   const cleared = await patch({ options: { eventType: null } })
   expect({ status: cleared.status, options: cleared.body.options }).toEqual({ status: 200, options: { tokenLast4: '9876' } })
-  expect(JSON.parse((ctx.db.$client.query('SELECT options FROM webhooks WHERE id = ?').get(gh.id) as { options: string }).options)).toEqual({ token: 'ghp_secret_token_9876' })
+  expect(JSON.parse((fx.ctx.db.$client.query('SELECT options FROM webhooks WHERE id = ?').get(gh.id) as { options: string }).options)).toEqual({ token: 'ghp_secret_token_9876' })
   expect((await patch({ options: { token: null } })).status).toBe(400) // a token is replaced, never removed (the schema takes no null)
   expect((await patch({ options: { eventType: 'again' } })).body.options).toEqual({ eventType: 'again', tokenLast4: '9876' })
   // Switched to another provider, it keeps no github option at all.
   const moved = await patch({ provider: 'vercel', target: 'https://api.vercel.com/v1/integrations/deploy/x' })
   expect({ status: moved.status, options: moved.body.options }).toEqual({ status: 200, options: {} })
-  expect((ctx.db.$client.query('SELECT options FROM webhooks WHERE id = ?').get(gh.id) as { options: string }).options).toBe('{}')
+  expect((fx.ctx.db.$client.query('SELECT options FROM webhooks WHERE id = ?').get(gh.id) as { options: string }).options).toBe('{}')
 })
 
 test('a target is written the one way every URL parser reads alike: no backslash, `https://` then a host, no empty user part, no port 0', async () => {
-  for (const target of ['https://vm\\@example.com/', 'https://example.com\\hook', 'https:example.com/x', 'https:/example.com/x', 'https://@example.com/x', 'https://example.com:0/x', `http://127.0.0.1:${rx.port}\\x`]) {
+  for (const target of ['https://vm\\@example.com/', 'https://example.com\\hook', 'https:example.com/x', 'https:/example.com/x', 'https://@example.com/x', 'https://example.com:0/x', `http://127.0.0.1:${fx.rx.port}\\x`]) {
     const res = await create({ label: 'x', provider: 'custom', target })
     expect({ target, status: res.status, error: res.body.error }).toEqual({ target, status: 400, error: 'invalid_target' })
   }
   // A host the URL parser reads as another: shown as written, it would be sent to example.com (or localhost).
   const spellings = ['https://exa\u200bmple.com/', 'https://exa\u00admple.com/', 'https://ex\u034fample.com/', 'https://EXAMPLE.\u2102OM/',
-    'https://\ufb00.example.com/', 'https://example.com\u3002/', 'https://ex%61mple.com/', 'https://b\u00fc\u200bcher.example/', `http://local\u200bhost:${rx.port}/x`, `http://127.1:${rx.port}/x`, 'https://\u212Aexample.com/', 'https://\u0130nfo.example/']
+    'https://\ufb00.example.com/', 'https://example.com\u3002/', 'https://ex%61mple.com/', 'https://b\u00fc\u200bcher.example/', `http://local\u200bhost:${fx.rx.port}/x`, `http://127.1:${fx.rx.port}/x`, 'https://\u212Aexample.com/', 'https://\u0130nfo.example/']
   for (const target of spellings) {
     const res = await create({ label: 'x', provider: 'custom', target })
     expect({ target, status: res.status, error: res.body.error }).toEqual({ target, status: 400, error: 'invalid_target' })
@@ -177,13 +164,13 @@ test('a target is written the one way every URL parser reads alike: no backslash
     expect({ target, status: res.status, stored: res.body.target }).toEqual({ target, status: 201, stored: target })
   }
   // A target stored before the rule keeps working: its webhook can be edited and is still sent to.
-  const legacy = (await create({ label: 'legacy', provider: 'custom', target: rx.url })).body
-  ctx.db.$client.query('UPDATE webhooks SET target = ? WHERE id = ?').run(`${rx.url}?q=a\\b`, legacy.id)
-  const renamed = await ctx.call('PATCH', `${base}/${legacy.id}`, { token: TOKENS.webhooks, body: { label: 'legacy, renamed' } })
-  expect({ status: renamed.status, target: renamed.body.target }).toEqual({ status: 200, target: `${rx.url}?q=a\\b` })
-  const sent = await ctx.call('POST', `${base}/${legacy.id}/test`, { token: TOKENS.webhooks })
+  const legacy = (await create({ label: 'legacy', provider: 'custom', target: fx.rx.url })).body
+  fx.ctx.db.$client.query('UPDATE webhooks SET target = ? WHERE id = ?').run(`${fx.rx.url}?q=a\\b`, legacy.id)
+  const renamed = await fx.ctx.call('PATCH', `${base}/${legacy.id}`, { token: TOKENS.webhooks, body: { label: 'legacy, renamed' } })
+  expect({ status: renamed.status, target: renamed.body.target }).toEqual({ status: 200, target: `${fx.rx.url}?q=a\\b` })
+  const sent = await fx.ctx.call('POST', `${base}/${legacy.id}/test`, { token: TOKENS.webhooks })
   expect({ status: sent.status, delivered: sent.body.delivered }).toEqual({ status: 200, delivered: true })
   // Changing it to another target not written plainly is refused like a new one.
-  const changed = await ctx.call('PATCH', `${base}/${legacy.id}`, { token: TOKENS.webhooks, body: { target: `${rx.url}?q=c\\d` } })
+  const changed = await fx.ctx.call('PATCH', `${base}/${legacy.id}`, { token: TOKENS.webhooks, body: { target: `${fx.rx.url}?q=c\\d` } })
   expect({ status: changed.status, error: changed.body.error }).toEqual({ status: 400, error: 'invalid_target' })
 })

@@ -3,28 +3,22 @@
  * with its id, the filter by id or title, and the "Scheduled" badge of a scheduled publish,
  * which a reload still shows (it comes from the list endpoint, not from the page's memory).
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { TEAM, TOKENS } from '../helpers'
-import { browserMissing, signIn, startStack, type Stack } from './harness'
+import { signIn, stackFixture } from './harness'
 
-const missing = browserMissing()
-let s: Stack
+const fx = stackFixture()
 
-beforeAll(async () => {
-  if (!missing) s = await startStack()
-}, 60_000)
-afterAll(async () => { await s?.stop() })
-
-test.skipIf(!!missing)('rows show their title and id; the filter matches either; a scheduled publish has its badge, also after a reload', async () => {
-  const post = (id: string, title: string) => s.ctx.call('POST', `/content/${TEAM}`, { body: { id, contentType: 'page', fields: { parent: null }, locales: { en: { title, slug: id.split('/')[1] } } } })
+test.skipIf(!!fx.missing)('rows show their title and id; the filter matches either; a scheduled publish has its badge, also after a reload', async () => {
+  const post = (id: string, title: string) => fx.s.ctx.call('POST', `/content/${TEAM}`, { body: { id, contentType: 'page', fields: { parent: null }, locales: { en: { title, slug: id.split('/')[1] } } } })
   expect((await post('pages/spring-sale', 'Spring sale')).status).toBe(200)
   expect((await post('pages/contact', 'Write to us')).status).toBe(200)
   const publishAt = new Date(Date.now() + 3 * 86_400_000).toISOString()
-  expect((await s.ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/spring-sale', publishAt } })).status).toBe(201)
+  expect((await fx.s.ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/spring-sale', publishAt } })).status).toBe(201)
 
-  const page = await s.page()
-  await signIn(page, s.base, TOKENS.editor)
-  await page.goto(`${s.base}/app/t/${TEAM}`)
+  const page = await fx.s.page()
+  await signIn(page, fx.s.base, TOKENS.editor)
+  await page.goto(`${fx.s.base}/app/t/${TEAM}`)
   const table = page.getByRole('table', { name: /Documents of team/ })
   const row = (text: string) => table.getByRole('row').filter({ hasText: text })
   await row('Spring sale').waitFor()
@@ -47,7 +41,7 @@ test.skipIf(!!missing)('rows show their title and id; the filter matches either;
   // The badge is the api's: after a reload it is still there, and gone once unscheduled.
   await page.reload()
   await row('Spring sale').locator('.badge-scheduled').waitFor()
-  await s.ctx.call('POST', `/content/unschedule/${TEAM}`, { body: { ids: ['pages/spring-sale'] } })
+  await fx.s.ctx.call('POST', `/content/unschedule/${TEAM}`, { body: { ids: ['pages/spring-sale'] } })
   await page.reload()
   await row('Spring sale').waitFor()
   expect(await row('Spring sale').locator('.badge-scheduled').count()).toBe(0)

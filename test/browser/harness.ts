@@ -4,6 +4,7 @@
  * playwright-core with a fresh profile. Without a Chromium the tests are skipped with the
  * reason printed; under CI=true a missing browser is a failure.
  */
+import { afterAll, beforeAll } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -77,6 +78,19 @@ export async function startStack(opts: { seed?: unknown; chromiumExtra?: string[
       ctx.close()
     },
   }
+}
+
+/**
+ * One stack for the calling file's tests: started before them (unless the browser is missing,
+ * see `fx.missing`) and stopped after them. `fx.s` is that file's own stack.
+ */
+export function stackFixture() {
+  const fx = { missing: browserMissing(), s: undefined as unknown as Stack }
+  beforeAll(async () => {
+    if (!fx.missing) fx.s = await startStack()
+  }, 60_000)
+  afterAll(async () => { await fx.s?.stop() })
+  return fx
 }
 
 /** Signs in on the sign-in page with `token`, as a person would: paste and press the button. */

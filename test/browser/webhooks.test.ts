@@ -4,29 +4,23 @@
  * receiver's body, the delivery log's attempt, redeliver; recovering failed deliveries; the
  * signature scheme with a whsec_ secret; and the 390 px layout.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { TEAM, TOKENS, waitFor } from '../helpers'
 import { startReceiver } from '../test-receiver'
-import { browserMissing, signIn, startStack, type Stack } from './harness'
+import { signIn, stackFixture } from './harness'
 
-const missing = browserMissing()
-let s: Stack
+const fx = stackFixture()
 
-beforeAll(async () => {
-  if (!missing) s = await startStack()
-}, 60_000)
-afterAll(async () => { await s?.stop() })
-
-test.skipIf(!!missing)('create shows the secret once; after a reload only its last four; test send shows the receiver body; the log shows the attempt and redeliver sends again', async () => {
-  const page = await s.page()
-  await signIn(page, s.base, TOKENS.editor)
-  await page.goto(`${s.base}/app/t/${TEAM}/webhooks`)
+test.skipIf(!!fx.missing)('create shows the secret once; after a reload only its last four; test send shows the receiver body; the log shows the attempt and redeliver sends again', async () => {
+  const page = await fx.s.page()
+  await signIn(page, fx.s.base, TOKENS.editor)
+  await page.goto(`${fx.s.base}/app/t/${TEAM}/webhooks`)
   await page.getByRole('button', { name: 'New webhook' }).click()
   const form = page.getByRole('dialog', { name: 'New webhook' })
   await form.getByLabel('Label').fill('My site')
   await form.getByLabel('Provider').selectOption('custom')
-  await form.getByLabel(/Receiver URL/).fill(s.rx.url)
+  await form.getByLabel(/Receiver URL/).fill(fx.s.rx.url)
   expect(await form.getByRole('checkbox', { name: /^site\.changed/ }).isChecked()).toBe(false)
   await form.getByRole('button', { name: 'Create webhook' }).click()
   const secretBox = page.getByLabel('Signing secret', { exact: true })
@@ -48,24 +42,24 @@ test.skipIf(!!missing)('create shows the secret once; after a reload only its la
   await page.keyboard.press('Escape')
 
   // A real event: a publish, which the dispatcher delivers to the receiver.
-  await s.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/home'] } })
-  await waitFor(() => s.rx.requests.some((r) => r.headers['x-service-event'] === 'content.published' && !r.body.includes('webhook-test')), 15_000, 'the delivery')
+  await fx.s.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/home'] } })
+  await waitFor(() => fx.s.rx.requests.some((r) => r.headers['x-service-event'] === 'content.published' && !r.body.includes('webhook-test')), 15_000, 'the delivery')
   await page.getByRole('button', { name: 'Delivery log of My site' }).click()
   const log = page.getByRole('dialog', { name: /Delivery log/ })
   const item = log.getByRole('list', { name: 'Deliveries' }).getByRole('listitem').filter({ hasText: 'content.published' }).first()
   await item.waitFor()
   expect(await item.textContent()).toContain('HTTP 200')
-  const before = s.rx.requests.length
+  const before = fx.s.rx.requests.length
   await item.getByRole('button', { name: /^Redeliver/ }).click()
   await log.getByText(/queued to be sent again/).waitFor()
-  await waitFor(() => s.rx.requests.length > before, 15_000, 'the redelivery')
+  await waitFor(() => fx.s.rx.requests.length > before, 15_000, 'the redelivery')
   await page.close()
 }, 60_000)
 
-test.skipIf(!!missing)('edit with a new secret replaces it (shown once), a provider asks for what it needs, delete asks first', async () => {
-  const page = await s.page()
-  await signIn(page, s.base, TOKENS.webhooks)
-  await page.goto(`${s.base}/app/t/${TEAM}/webhooks`)
+test.skipIf(!!fx.missing)('edit with a new secret replaces it (shown once), a provider asks for what it needs, delete asks first', async () => {
+  const page = await fx.s.page()
+  await signIn(page, fx.s.base, TOKENS.webhooks)
+  await page.goto(`${fx.s.base}/app/t/${TEAM}/webhooks`)
   await page.getByRole('button', { name: 'New webhook' }).click()
   const form = page.getByRole('dialog', { name: 'New webhook' })
   await form.getByLabel('Label').fill('Repo')
@@ -92,16 +86,16 @@ test.skipIf(!!missing)('edit with a new secret replaces it (shown once), a provi
   // While the dialog is open the page behind it is hidden from role queries: wait for it to close first.
   await confirm.waitFor({ state: 'detached' })
   await card.waitFor({ state: 'detached' })
-  expect((await s.ctx.call('GET', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks })).body.some((h: { label: string }) => h.label === 'Repo')).toBe(false)
+  expect((await fx.s.ctx.call('GET', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks })).body.some((h: { label: string }) => h.label === 'Repo')).toBe(false)
   await page.close()
 }, 60_000)
 
-test.skipIf(!!missing)('recover: a window in the future is refused in words with its code; after an outage the failed event is queued again and reaches the receiver', async () => {
+test.skipIf(!!fx.missing)('recover: a window in the future is refused in words with its code; after an outage the failed event is queued again and reaches the receiver', async () => {
   const down = startReceiver([{ status: 503, body: 'down for maintenance' }])
   try {
-    const page = await s.page()
-    await signIn(page, s.base, TOKENS.editor)
-    await page.goto(`${s.base}/app/t/${TEAM}/webhooks`)
+    const page = await fx.s.page()
+    await signIn(page, fx.s.base, TOKENS.editor)
+    await page.goto(`${fx.s.base}/app/t/${TEAM}/webhooks`)
     await page.getByRole('button', { name: 'New webhook' }).click()
     const form = page.getByRole('dialog', { name: 'New webhook' })
     await form.getByLabel('Label').fill('Flaky site')
@@ -109,10 +103,10 @@ test.skipIf(!!missing)('recover: a window in the future is refused in words with
     await form.getByRole('button', { name: 'Create webhook' }).click()
     await page.getByRole('button', { name: 'I have stored it' }).click()
     // The receiver is down: three 503 answers, and the delivery ends failed.
-    await s.ctx.call('POST', `/content/${TEAM}`, { body: { id: 'pages/flaky', contentType: 'page', fields: { parent: null }, locales: { en: { title: 'Flaky', slug: 'flaky' } } } })
-    expect((await s.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/flaky'] } })).body[0].status).toBe(0)
-    const hook = (await s.ctx.call('GET', `/teams/${TEAM}/webhooks`)).body.find((h: { label: string }) => h.label === 'Flaky site')
-    await waitFor(async () => (await s.ctx.call('GET', `/teams/${TEAM}/webhooks/${hook.id}/deliveries?status=failed`)).body.length === 1, 20_000, 'the failed delivery')
+    await fx.s.ctx.call('POST', `/content/${TEAM}`, { body: { id: 'pages/flaky', contentType: 'page', fields: { parent: null }, locales: { en: { title: 'Flaky', slug: 'flaky' } } } })
+    expect((await fx.s.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/flaky'] } })).body[0].status).toBe(0)
+    const hook = (await fx.s.ctx.call('GET', `/teams/${TEAM}/webhooks`)).body.find((h: { label: string }) => h.label === 'Flaky site')
+    await waitFor(async () => (await fx.s.ctx.call('GET', `/teams/${TEAM}/webhooks/${hook.id}/deliveries?status=failed`)).body.length === 1, 20_000, 'the failed delivery')
     const failedAttempts = down.requests.length
     down.answers = [{ status: 200, body: 'back up' }]
 
@@ -132,7 +126,7 @@ test.skipIf(!!missing)('recover: a window in the future is refused in words with
     await waitFor(() => down.requests.length > failedAttempts, 15_000, 'the recovered delivery')
     expect(down.requests.at(-1)!.body).toContain('pages/flaky')
     // Nothing failed is left: a second recover of the same window queues none.
-    await waitFor(async () => (await s.ctx.call('GET', `/teams/${TEAM}/webhooks/${hook.id}/deliveries?status=delivered`)).body.length === 1, 15_000, 'delivered')
+    await waitFor(async () => (await fx.s.ctx.call('GET', `/teams/${TEAM}/webhooks/${hook.id}/deliveries?status=delivered`)).body.length === 1, 15_000, 'delivered')
     await dialog.getByRole('button', { name: 'Recover failed deliveries' }).click()
     await dialog.getByText(/Nothing to recover.*queued 0/).waitFor()
     await page.close()
@@ -141,14 +135,14 @@ test.skipIf(!!missing)('recover: a window in the future is refused in words with
   }
 }, 90_000)
 
-test.skipIf(!!missing)('signature scheme: standard-webhooks on create explains and checks the whsec_ form; deliveries carry a verifiable webhook-signature; edit switches back', async () => {
-  const page = await s.page()
-  await signIn(page, s.base, TOKENS.editor)
-  await page.goto(`${s.base}/app/t/${TEAM}/webhooks`)
+test.skipIf(!!fx.missing)('signature scheme: standard-webhooks on create explains and checks the whsec_ form; deliveries carry a verifiable webhook-signature; edit switches back', async () => {
+  const page = await fx.s.page()
+  await signIn(page, fx.s.base, TOKENS.editor)
+  await page.goto(`${fx.s.base}/app/t/${TEAM}/webhooks`)
   await page.getByRole('button', { name: 'New webhook' }).click()
   const form = page.getByRole('dialog', { name: 'New webhook' })
   await form.getByLabel('Label').fill('Standard site')
-  await form.getByLabel(/Receiver URL/).fill(s.rx.url)
+  await form.getByLabel(/Receiver URL/).fill(fx.s.rx.url)
   expect(await form.getByRole('radio', { name: /^The service's own/ }).isChecked()).toBe(true)
   await form.getByRole('radio', { name: /^Standard Webhooks/ }).check()
   expect(await form.locator('#wh-secret-form').textContent()).toContain('whsec_')
@@ -166,12 +160,12 @@ test.skipIf(!!missing)('signature scheme: standard-webhooks on create explains a
   const card = page.getByRole('listitem').filter({ hasText: 'Standard site' })
   expect(await card.textContent()).toContain('Standard Webhooks headers')
 
-  const before = s.rx.requests.length
+  const before = fx.s.rx.requests.length
   await card.getByRole('button', { name: 'Test send Standard site' }).click()
   await page.getByRole('button', { name: 'Send test event' }).click()
   await page.locator('.test-result').waitFor()
   await page.keyboard.press('Escape')
-  const req = s.rx.requests.slice(before).find((r) => r.headers['webhook-id'])!
+  const req = fx.s.rx.requests.slice(before).find((r) => r.headers['webhook-id'])!
   const expected = createHmac('sha256', key).update(`${req.headers['webhook-id']}.${req.headers['webhook-timestamp']}.${req.body}`).digest('base64')
   expect(req.headers['webhook-signature']).toBe(`v1,${expected}`)
 
@@ -187,7 +181,7 @@ test.skipIf(!!missing)('signature scheme: standard-webhooks on create explains a
   expect(await card.textContent()).toContain(`ends in ${secret.slice(-4)}`)
 
   // Back to standard-webhooks with a secret not of that form: a new whsec_ one is generated and shown once.
-  await s.ctx.call('PATCH', `/teams/${TEAM}/webhooks/${(await s.ctx.call('GET', `/teams/${TEAM}/webhooks`)).body.find((h: { label: string }) => h.label === 'Standard site').id}`, { body: { secret: 'plain-service-secret-of-forty-characters!' } })
+  await fx.s.ctx.call('PATCH', `/teams/${TEAM}/webhooks/${(await fx.s.ctx.call('GET', `/teams/${TEAM}/webhooks`)).body.find((h: { label: string }) => h.label === 'Standard site').id}`, { body: { secret: 'plain-service-secret-of-forty-characters!' } })
   await page.reload()
   await card.getByRole('button', { name: 'Edit Standard site' }).click()
   await edit.getByRole('radio', { name: /^Standard Webhooks/ }).check()
@@ -197,18 +191,18 @@ test.skipIf(!!missing)('signature scheme: standard-webhooks on create explains a
   await page.close()
 }, 60_000)
 
-test.skipIf(!!missing)('at 390 px wide the pages fit the screen and every control stays reachable', async () => {
-  const page = await s.page(390)
-  await signIn(page, s.base, TOKENS.editor)
+test.skipIf(!!fx.missing)('at 390 px wide the pages fit the screen and every control stays reachable', async () => {
+  const page = await fx.s.page(390)
+  await signIn(page, fx.s.base, TOKENS.editor)
   for (const path of ['', '/edit?id=pages%2Fhome', '/webhooks', '/settings']) {
-    await page.goto(`${s.base}/app/t/${TEAM}${path}`)
+    await page.goto(`${fx.s.base}/app/t/${TEAM}${path}`)
     await page.getByRole('main').waitFor()
     await page.waitForTimeout(300)
     const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')
     expect(overflow).toBeLessThanOrEqual(0)
   }
   // Keyboard: Tab reaches the History button on the editor.
-  await page.goto(`${s.base}/app/t/${TEAM}/edit?id=pages%2Fhome`)
+  await page.goto(`${fx.s.base}/app/t/${TEAM}/edit?id=pages%2Fhome`)
   await page.getByLabel('title (en)').waitFor()
   let reached = false
   for (let i = 0; i < 40 && !reached; i++) {

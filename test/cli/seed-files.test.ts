@@ -1,17 +1,11 @@
-import { afterAll, expect, test } from 'bun:test'
-import { existsSync, rmSync, writeFileSync } from 'node:fs'
+import { expect, test } from 'bun:test'
+import { existsSync, writeFileSync } from 'node:fs'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import { makeTestDir, testSeed } from '../helpers'
+import { testSeed } from '../helpers'
+import { root, runSeed, seedDir } from './seed-fixture'
 
-const dir = makeTestDir('seed-test-')
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
-const root = join(import.meta.dir, '../..')
-
-function runSeed(file: string, databasePath: string) {
-  const proc = Bun.spawnSync(['bun', 'run', 'cli', 'seed', file], { cwd: root, env: { ...process.env, DATABASE_PATH: databasePath } })
-  return { code: proc.exitCode, out: proc.stdout.toString(), err: proc.stderr.toString() }
-}
+const dir = seedDir()
 
 test('a seed file that cannot be read fails before any database is created', () => {
   const databasePath = join(dir, 'never', 'content.db')
@@ -148,8 +142,8 @@ test('a seeded document meets the limits of POST /content: nesting, overflowing 
   for (const [i, [content, message, env]] of cases.entries()) {
     writeFileSync(file, content)
     const databasePath = join(dir, `limits-${i}.db`)
-    const proc = Bun.spawnSync(['bun', 'run', 'cli', 'seed', file], { cwd: root, env: { ...process.env, DATABASE_PATH: databasePath, ...env } })
-    const res = { i, code: proc.exitCode, err: proc.stderr.toString() }
+    const { code, err } = runSeed(file, databasePath, env)
+    const res = { i, code, err }
     if (message === null) expect(res).toMatchObject({ i, code: 0 })
     else {
       expect(res).toMatchObject({ i, code: 1, err: expect.stringContaining(`seed failed: Team acme, document "pages/big": ${message}`) })

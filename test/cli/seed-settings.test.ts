@@ -1,19 +1,13 @@
-import { afterAll, expect, test } from 'bun:test'
-import { rmSync, writeFileSync } from 'node:fs'
+import { expect, test } from 'bun:test'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { openDb } from '../../db/client'
 import { countRevisions } from '../../db/store'
 import { putContentType, readLocales, readLocalization, setLocalization } from '../../core/teams/settings'
-import { makeTestDir, testSeed } from '../helpers'
+import { testSeed } from '../helpers'
+import { runSeed, seedDir } from './seed-fixture'
 
-const dir = makeTestDir('seed-test-')
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
-const root = join(import.meta.dir, '../..')
-
-function runSeed(file: string, databasePath: string) {
-  const proc = Bun.spawnSync(['bun', 'run', 'cli', 'seed', file], { cwd: root, env: { ...process.env, DATABASE_PATH: databasePath } })
-  return { code: proc.exitCode, out: proc.stdout.toString(), err: proc.stderr.toString() }
-}
+const dir = seedDir()
 
 test('a seed that changes an existing team\'s languages or templates records site changes by cli; an unchanged one none', () => {
   const file = join(dir, 'site-seed.json')

@@ -1,5 +1,5 @@
-import { afterAll, expect, test } from 'bun:test'
-import { rmSync, writeFileSync } from 'node:fs'
+import { expect, test } from 'bun:test'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { openDb } from '../../db/client'
 import { countRevisions, listRevisions } from '../../db/store'
@@ -7,16 +7,10 @@ import { createApp } from '../../api/app'
 import { loadConfig } from '../../core/config'
 import { createLogger } from '../../core/log'
 import { createMetrics } from '../../core/metrics'
-import { makeTestDir, testSeed, TOKENS } from '../helpers'
+import { testSeed, TOKENS } from '../helpers'
+import { runSeed, seedDir } from './seed-fixture'
 
-const dir = makeTestDir('seed-test-')
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
-const root = join(import.meta.dir, '../..')
-
-function runSeed(file: string, databasePath: string) {
-  const proc = Bun.spawnSync(['bun', 'run', 'cli', 'seed', file], { cwd: root, env: { ...process.env, DATABASE_PATH: databasePath } })
-  return { code: proc.exitCode, out: proc.stdout.toString(), err: proc.stderr.toString() }
-}
+const dir = seedDir()
 
 test('bun run cli seed is idempotent and publishes as user cli with one version per document', () => {
   const file = join(dir, 'seed.json')

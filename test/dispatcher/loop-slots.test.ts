@@ -1,44 +1,14 @@
 /** The dispatcher loop driven in-process with `runOnce(now)` and a hand-moved clock. */
-import { afterEach, beforeEach, expect, test } from 'bun:test'
-import { createTestContext, holdWriteLock, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
+import { expect, test } from 'bun:test'
+import { holdWriteLock, TEAM, TOKENS, waitFor } from '../helpers'
 import { enqueueEvent } from '../../core/events/record'
 import { samplePayload } from '../../core/webhooks/deliveries'
-import { startReceiver, type TestReceiver } from '../test-receiver'
-import { createDispatcher } from '../../dispatcher/loop'
+import { startReceiver } from '../test-receiver'
 import { createLogger } from '../../core/log'
+import { loopFixture, page } from './loop-fixture'
 
-let ctx: TestContext
-let rx: TestReceiver
-let clock: number
-let hook: { id: string; secret: string }
-
-function dispatcher(over: Partial<Parameters<typeof createDispatcher>[0]> = {}) {
-  return createDispatcher({
-    db: ctx.db, log: createLogger('silent', 'test'), metrics: ctx.metrics, pollMs: 50, now: () => clock,
-    allowPrivateTargets: true, timeoutMs: 2000, random: () => 0.5, siteChangeQuietMs: 30_000, siteChangeMaxHoldMs: 1_800_000, ...over,
-  })
-}
-const payloads = () => rx.requests.map((r) => JSON.parse(r.body))
-const page = (id: string, parent: string | null, locales: Record<string, { title: string; slug: string }>) =>
-  ({ id, contentType: 'page', fields: { parent }, locales })
-async function publish(doc: ReturnType<typeof page>) {
-  expect((await ctx.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
-  expect((await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [doc.id] } })).body[0].status).toBe(0)
-}
-
-beforeEach(async () => {
-  ctx = await createTestContext()
-  rx = startReceiver()
-  clock = Date.now() + 1000
-  const res = await ctx.call('POST', `/teams/${TEAM}/webhooks`, {
-    token: TOKENS.webhooks, body: { label: 'site', provider: 'custom', target: rx.url, events: ['content.published', 'content.unpublished', 'site.changed'] },
-  })
-  hook = res.body
-})
-afterEach(() => {
-  rx.stop()
-  ctx.close()
-})
+const fx = loopFixture()
+const { dispatcher, payloads, publish } = fx
 
 function countingReceiver(delayMs: number) {
   let open = 0
@@ -58,16 +28,16 @@ function countingReceiver(delayMs: number) {
   return { state, url: `http://127.0.0.1:${server.port}/hook`, stop: () => server.stop(true) }
 }
 const enqueue = (n: number) =>
-  ctx.db.transaction((tx) => {
+  fx.ctx.db.transaction((tx) => {
     for (let i = 0; i < n; i++) enqueueEvent(tx, samplePayload({ id: TEAM, workspaceId: 'main', defaultLocale: 'en' }, 'content.published', 'u-editor'))
   })
 const outboxState = () =>
-  ctx.db.$client.query(`SELECT status, COUNT(*) AS n, COUNT(lease_token) AS leased FROM outbox GROUP BY status ORDER BY status`).all()
+  fx.ctx.db.$client.query(`SELECT status, COUNT(*) AS n, COUNT(lease_token) AS leased FROM outbox GROUP BY status ORDER BY status`).all()
 
 test('rows claimed ahead of free slots: never more than perWebhook in flight, every row sent once and recorded', async () => {
   const rx2 = countingReceiver(2)
   try {
-    await ctx.call('PATCH', `/teams/${TEAM}/webhooks/${hook.id}`, { token: TOKENS.webhooks, body: { target: rx2.url } })
+    await fx.ctx.call('PATCH', `/teams/${TEAM}/webhooks/${fx.hook.id}`, { token: TOKENS.webhooks, body: { target: rx2.url } })
     enqueue(120)
     const d = dispatcher({ now: Date.now, perWebhook: 4, concurrency: 64, leaseMs: 60_000 })
     d.start()
@@ -76,7 +46,7 @@ test('rows claimed ahead of free slots: never more than perWebhook in flight, ev
     expect(rx2.state.maxOpen).toBeLessThanOrEqual(4)
     expect(rx2.state.count).toBe(120)
     expect(outboxState()).toEqual([{ status: 'delivered', n: 120, leased: 0 }])
-    expect(ctx.db.$client.query('SELECT COUNT(*) AS n, COUNT(DISTINCT outbox_seq) AS rows FROM delivery_attempts').get()).toEqual({ n: 120, rows: 120 })
+    expect(fx.ctx.db.$client.query('SELECT COUNT(*) AS n, COUNT(DISTINCT outbox_seq) AS rows FROM delivery_attempts').get()).toEqual({ n: 120, rows: 120 })
   } finally {
     rx2.stop()
   }
@@ -85,7 +55,7 @@ test('rows claimed ahead of free slots: never more than perWebhook in flight, ev
 test('stop() gives rows claimed ahead back at once (no lease left to expire)', async () => {
   const rx2 = countingReceiver(20)
   try {
-    await ctx.call('PATCH', `/teams/${TEAM}/webhooks/${hook.id}`, { token: TOKENS.webhooks, body: { target: rx2.url } })
+    await fx.ctx.call('PATCH', `/teams/${TEAM}/webhooks/${fx.hook.id}`, { token: TOKENS.webhooks, body: { target: rx2.url } })
     enqueue(200)
     const d = dispatcher({ now: Date.now, perWebhook: 2, concurrency: 64, leaseMs: 60_000 })
     d.start()
@@ -103,12 +73,12 @@ test('stop() gives rows claimed ahead back at once (no lease left to expire)', a
 })
 
 test('an idle pass takes no write lock: an api writer holding it never stalls the dispatcher', async () => {
-  const writer = holdWriteLock(ctx.path) // as the api does for every write
+  const writer = holdWriteLock(fx.ctx.path) // as the api does for every write
   try {
     const lines: string[] = []
     const d = dispatcher({ log: createLogger('warn', 'test', { write: (l: string) => void lines.push(l) }) })
     const started = performance.now()
-    expect(await d.runOnce(clock)).toBe(0)
+    expect(await d.runOnce(fx.clock)).toBe(0)
     // Waiting for the lock would take the busy timeout (10 s) and log a failed step.
     expect(performance.now() - started).toBeLessThan(1000)
     expect(lines).toEqual([])
@@ -126,15 +96,15 @@ async function healthyBehindHungReceivers(maxStalled?: number): Promise<number> 
   const hung = startReceiver([{ status: 200, delayMs: 20_000 }])
   const fast = startReceiver()
   try {
-    await ctx.call('PATCH', `/teams/${TEAM}/webhooks/${hook.id}`, { token: TOKENS.webhooks, body: { target: hung.url } })
+    await fx.ctx.call('PATCH', `/teams/${TEAM}/webhooks/${fx.hook.id}`, { token: TOKENS.webhooks, body: { target: hung.url } })
     for (let i = 0; i < 4; i++) {
-      await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: `hung ${i}`, provider: 'custom', target: hung.url } })
+      await fx.ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: `hung ${i}`, provider: 'custom', target: hung.url } })
     }
     enqueue(20)
     const d = dispatcher({ now: Date.now, timeoutMs: 3000, concurrency: 64, perWebhook: 16, maxStalled })
     d.start()
     await waitFor(() => hung.requests.length >= 64, 5000, 'every shared slot taken by a hung receiver')
-    await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'healthy', provider: 'custom', target: fast.url } })
+    await fx.ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'healthy', provider: 'custom', target: fast.url } })
     const t0 = Date.now()
     enqueue(1)
     await waitFor(() => fast.requests.length >= 1, 10_000, 'the healthy webhook delivered')
@@ -160,13 +130,13 @@ test('with no room for stalled sends (maxStalled 0) the healthy webhook waits fo
 test('with the write lock held by another process, a pass with work due writes nothing and returns at once; the next pass does it all', async () => {
   await publish(page('pages/locked', 'pages/home', { en: { title: 'L', slug: 'locked' } }))
   const draft = page('pages/sched/draft', 'pages/home', { en: { title: 'S', slug: 'sched' } })
-  expect((await ctx.call('POST', `/content/${TEAM}`, { body: draft })).status).toBe(200)
-  expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/sched', publishAt: new Date(clock + 1000).toISOString() } })).status).toBe(201)
-  expect((await ctx.call('PUT', `/teams/${TEAM}/locales`, { body: { locales: ['en', 'de'], defaultLocale: 'en' } })).status).toBe(200)
-  const at = clock + 60_000 // the schedule and the site change's quiet window are both due
+  expect((await fx.ctx.call('POST', `/content/${TEAM}`, { body: draft })).status).toBe(200)
+  expect((await fx.ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id: 'pages/sched', publishAt: new Date(fx.clock + 1000).toISOString() } })).status).toBe(201)
+  expect((await fx.ctx.call('PUT', `/teams/${TEAM}/locales`, { body: { locales: ['en', 'de'], defaultLocale: 'en' } })).status).toBe(200)
+  const at = fx.clock + 60_000 // the schedule and the site change's quiet window are both due
   const lines: string[] = []
   const d = dispatcher({ log: createLogger('info', 'test', { write: (l: string) => void lines.push(l) }) })
-  const other = holdWriteLock(ctx.path)
+  const other = holdWriteLock(fx.ctx.path)
   const t = performance.now()
   try {
     expect(await d.runOnce(at)).toBe(0)
@@ -175,7 +145,7 @@ test('with the write lock held by another process, a pass with work due writes n
   }
   expect(performance.now() - t).toBeLessThan(1000) // waiting would take busy_timeout, 10 s
   expect(lines).toEqual([])
-  expect(rx.requests).toHaveLength(0)
+  expect(fx.rx.requests).toHaveLength(0)
   expect(await d.runOnce(at)).toBe(3)
   expect(payloads().map((p) => [p.eventType, p.documentId]).sort()).toEqual([
     ['content.published', 'pages/locked'], ['content.published', 'pages/sched'], ['site.changed', null],

@@ -2,54 +2,14 @@
  * End to end: the REAL dispatcher process (`bun dispatcher/main.ts`) on the temp-file database
  * of a `createApp` instance, delivering to real receivers on 127.0.0.1.
  */
-import { afterEach, expect, test } from 'bun:test'
-import { collectOutput, createTestContext, makeTestDir, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
-import { startReceiver, type Answer, type TestReceiver } from '../test-receiver'
+import { expect, test } from 'bun:test'
+import { collectOutput, makeTestDir, TEAM, TOKENS, waitFor } from '../helpers'
+import { startReceiver } from '../test-receiver'
 import { join } from 'node:path'
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { dispatcherFixture, root, kill } from './dispatcher-fixture'
 
-const root = new URL('../..', import.meta.url).pathname
-const cleanup: (() => void | Promise<void>)[] = []
-afterEach(async () => {
-  for (const fn of cleanup.splice(0).reverse()) await fn()
-})
-
-type Proc = ReturnType<typeof Bun.spawn>
-async function kill(p: Proc, signal: NodeJS.Signals = 'SIGTERM') {
-  if (p.exitCode !== null || p.signalCode !== null) return
-  p.kill(signal)
-  const exited = await Promise.race([p.exited.then(() => true), Bun.sleep(3000).then(() => false)])
-  if (!exited) p.kill('SIGKILL')
-  await p.exited
-}
-
-async function setup(opts: { answers?: Answer[]; env?: Record<string, string>; events?: string[] } = {}) {
-  const ctx: TestContext = await createTestContext()
-  const rx: TestReceiver = startReceiver(opts.answers)
-  cleanup.push(() => ctx.close(), () => rx.stop())
-  const res = await ctx.call('POST', `/teams/${TEAM}/webhooks`, {
-    token: TOKENS.webhooks, body: { label: 'e2e', provider: 'custom', target: rx.url, events: opts.events ?? ['content.published', 'content.unpublished'] },
-  })
-  expect(res.status).toBe(201)
-  const env = {
-    PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', DATABASE_PATH: ctx.path, LOG_LEVEL: 'warn',
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', DISPATCHER_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '300', DISPATCHER_LEASE_MS: '1000',
-    SITE_CHANGE_QUIET_MS: '300', SITE_CHANGE_MAX_HOLD_MS: '60000', ...opts.env,
-  }
-  const spawn = (cmd = ['bun', 'dispatcher/main.ts'], cwd = root) => {
-    const p = Bun.spawn(cmd, { cwd, env, stdout: 'ignore', stderr: 'inherit' })
-    cleanup.push(() => kill(p, 'SIGKILL'))
-    return p
-  }
-  const publish = async (id: string, slug = id.split('/').pop()!) => {
-    const doc = { id, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: id, slug } } }
-    expect((await ctx.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
-    const res = await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })
-    expect(res.body[0].status).toBe(0)
-  }
-  const attempts = () => ctx.db.$client.query('SELECT attempt, status_code AS statusCode, error FROM delivery_attempts ORDER BY id').all()
-  return { ctx, rx, secret: res.body.secret as string, hookId: res.body.id as string, spawn, publish, attempts, env }
-}
+const { cleanup, setup } = dispatcherFixture()
 
 test('the compiled binary (package.json "build:dispatcher") delivers, reads no .env or bunfig.toml from its working directory, stops cleanly while it waits for the migration, and its worker checkpoints the WAL', async () => {
   const { ctx, rx, spawn, publish } = await setup()

@@ -2,8 +2,8 @@
  * Shared set-up for restore, snapshot and history tests: documents written, published and
  * read through the real HTTP API (never straight into the store).
  */
-import { expect } from 'bun:test'
-import { enc, TEAM, type TestContext } from '../../helpers'
+import { afterEach, beforeEach, expect } from 'bun:test'
+import { createTestContext, enc, TEAM, type TestContext } from '../../helpers'
 
 export type Doc = { id: string; contentType: string; fields: Record<string, unknown>; locales: Record<string, Record<string, unknown>> }
 
@@ -70,4 +70,26 @@ export async function publishedTwice(ctx: TestContext) {
 export const DRAFT: Doc = {
   id: `${ID}/draft`, contentType: 'page', fields: { parent: 'pages/home', sku: 'A-3' },
   locales: { en: { title: 'About draft', slug: 'about' }, de: V2.locales.de! },
+}
+
+const edit = (locale: string | null) => ({ kind: 'EDIT', locale, userId: 'u-editor' })
+/** The activity `publishedTwice` + `DRAFT` leave: canonical v1, canonical v2, then the draft edit. */
+export const HISTORY = [
+  edit('de'), edit('en'), edit(null),
+  edit('de'), edit('en'), edit('fr'), edit(null),
+  edit('en'), edit('fr'), edit(null),
+]
+
+/**
+ * Registers a fresh app for each test of the calling file (closed after it), with `ID`
+ * published twice first when asked; `fx.v1` is then its older version.
+ */
+export function restoreFixture(opts: { publishedTwice?: boolean } = {}) {
+  const fx = { ctx: undefined as unknown as TestContext, v1: '' }
+  beforeEach(async () => {
+    fx.ctx = await createTestContext()
+    if (opts.publishedTwice) fx.v1 = (await publishedTwice(fx.ctx)).v1
+  })
+  afterEach(() => fx.ctx.close())
+  return fx
 }

@@ -3,7 +3,7 @@
  * conditional write (draft or activity document) makes the restore fail with 409 and leave
  * nothing behind. `beforeWrite` runs exactly there; the concurrent writes are the real ones.
  */
-import { afterEach, beforeEach, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { appendActivity } from '../../../core/documents/activity'
 import { writeDocument } from '../../../core/content/service'
 import { BatchError } from '../../../core/errors'
@@ -11,20 +11,14 @@ import { publishOne } from '../../../core/publish/service'
 import { runLifecycle } from '../../../core/content/lifecycle'
 import { readRestoreRequest } from '../../../core/restore/request'
 import { CONCURRENT_CHANGE, restore } from '../../../core/restore/service'
-import { createTestContext, TEAM, type TestContext } from '../../helpers'
-import { DRAFT, ID, publishedTwice, put, read } from './fixtures'
+import { TEAM } from '../../helpers'
+import { DRAFT, ID, publishedTwice, put, read, restoreFixture } from './fixtures'
 
-let ctx: TestContext
-let v1: string
-beforeEach(async () => {
-  ctx = await createTestContext()
-  ;({ v1 } = await publishedTwice(ctx))
-})
-afterEach(() => ctx.close())
+const fx = restoreFixture({ publishedTwice: true })
 
 const caller = { userId: 'u-editor', teamId: TEAM, capabilities: new Set(['EditContent', 'ChangeLiveContent']) }
-const cmd = () => readRestoreRequest({ kind: 'revision', documentId: ID, version: v1, locales: ['de'] })
-const state = async () => ({ draft: (await read(ctx, `${ID}/draft`)).body, activity: (await read(ctx, `${ID}/activity`)).body })
+const cmd = () => readRestoreRequest({ kind: 'revision', documentId: ID, version: fx.v1, locales: ['de'] })
+const state = async () => ({ draft: (await read(fx.ctx, `${ID}/draft`)).body, activity: (await read(fx.ctx, `${ID}/activity`)).body })
 
 function refusal(run: () => unknown): BatchError {
   try {
@@ -37,10 +31,10 @@ function refusal(run: () => unknown): BatchError {
 }
 
 test('a draft edit between read and write: 409, the edit stands, no restore entry', async () => {
-  await put(ctx, DRAFT)
+  await put(fx.ctx, DRAFT)
   const concurrent = { ...DRAFT, locales: { ...DRAFT.locales, fr: { title: 'concurrent', slug: 'c' } } }
   const e = refusal(() =>
-    restore(ctx.db, caller, cmd(), { beforeWrite: () => writeDocument(ctx.db, { teamId: TEAM, userId: 'u-other', doc: concurrent }) }),
+    restore(fx.ctx.db, caller, cmd(), { beforeWrite: () => writeDocument(fx.ctx.db, { teamId: TEAM, userId: 'u-other', doc: concurrent }) }),
   )
   expect({ status: e.status, item: e.item }).toEqual({ status: 409, item: { id: ID, status: 1, reason: CONCURRENT_CHANGE } })
   const after = await state()
@@ -50,10 +44,10 @@ test('a draft edit between read and write: 409, the edit stands, no restore entr
 })
 
 test('an activity-only change between read and write: 409, the draft is not written', async () => {
-  await put(ctx, DRAFT)
+  await put(fx.ctx, DRAFT)
   const before = await state()
   const entry = { kind: 'EDIT' as const, locale: 'fr', userId: 'u-other', at: new Date().toISOString() }
-  const e = refusal(() => restore(ctx.db, caller, cmd(), { beforeWrite: () => appendActivity(ctx.db, TEAM, ID, [entry]) }))
+  const e = refusal(() => restore(fx.ctx.db, caller, cmd(), { beforeWrite: () => appendActivity(fx.ctx.db, TEAM, ID, [entry]) }))
   expect({ status: e.status, item: e.item }).toEqual({ status: 409, item: { id: ID, status: 1, reason: CONCURRENT_CHANGE } })
   const after = await state()
   expect(after.draft).toEqual(before.draft)
@@ -61,25 +55,25 @@ test('an activity-only change between read and write: 409, the draft is not writ
 })
 
 test('a draft created between read and write (there was none): 409, the concurrent draft stands', async () => {
-  const e = refusal(() => restore(ctx.db, caller, cmd(), { beforeWrite: () => writeDocument(ctx.db, { teamId: TEAM, userId: 'u-other', doc: DRAFT }) }))
+  const e = refusal(() => restore(fx.ctx.db, caller, cmd(), { beforeWrite: () => writeDocument(fx.ctx.db, { teamId: TEAM, userId: 'u-other', doc: DRAFT }) }))
   expect(e.status).toBe(409)
-  expect((await read(ctx, `${ID}/draft`)).body.locales).toEqual(DRAFT.locales)
+  expect((await read(fx.ctx, `${ID}/draft`)).body.locales).toEqual(DRAFT.locales)
 })
 
 test('a draft discarded between read and write (activity untouched): 409, no draft is re-created', async () => {
-  await put(ctx, DRAFT)
+  await put(fx.ctx, DRAFT)
   const before = await state()
-  const discard = () => runLifecycle(ctx.db, 'discard-draft', { teamId: TEAM, userId: 'u-other' }, [ID])
-  const e = refusal(() => restore(ctx.db, caller, cmd(), { beforeWrite: discard }))
+  const discard = () => runLifecycle(fx.ctx.db, 'discard-draft', { teamId: TEAM, userId: 'u-other' }, [ID])
+  const e = refusal(() => restore(fx.ctx.db, caller, cmd(), { beforeWrite: discard }))
   expect(e.status).toBe(409)
-  expect((await read(ctx, `${ID}/draft`)).status).toBe(404)
-  expect((await read(ctx, `${ID}/activity`)).body).toEqual(before.activity)
+  expect((await read(fx.ctx, `${ID}/draft`)).status).toBe(404)
+  expect((await read(fx.ctx, `${ID}/activity`)).body).toEqual(before.activity)
 })
 
 test('a publish between read and write, no draft: 409, since the merge read the old canonical', async () => {
   const before = await state()
-  const publishAgain = () => publishOne(ctx.db, { teamId: TEAM, id: ID, stampUserId: 'u-other', actorUserId: 'u-other', source: 'api' })
-  const e = refusal(() => restore(ctx.db, caller, cmd(), { beforeWrite: publishAgain }))
+  const publishAgain = () => publishOne(fx.ctx.db, { teamId: TEAM, id: ID, stampUserId: 'u-other', actorUserId: 'u-other', source: 'api' })
+  const e = refusal(() => restore(fx.ctx.db, caller, cmd(), { beforeWrite: publishAgain }))
   expect(e.status).toBe(409)
   const after = await state()
   expect(after.draft).toEqual({ error: 'not_found', message: 'Document not found.' })
@@ -87,10 +81,10 @@ test('a publish between read and write, no draft: 409, since the merge read the 
 })
 
 test('with nothing in between the same call lands', async () => {
-  await put(ctx, DRAFT)
+  await put(fx.ctx, DRAFT)
   let ran = false
-  const item = restore(ctx.db, caller, cmd(), { beforeWrite: () => { ran = true } })
+  const item = restore(fx.ctx.db, caller, cmd(), { beforeWrite: () => { ran = true } })
   expect(ran).toBe(true)
   expect(item.status).toBe(0)
-  expect((await state()).activity.entries.at(-1)).toMatchObject({ kind: 'APPLY_REVISION', source: v1, locales: ['de'] })
+  expect((await state()).activity.entries.at(-1)).toMatchObject({ kind: 'APPLY_REVISION', source: fx.v1, locales: ['de'] })
 })
