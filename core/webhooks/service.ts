@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
 import { writeLockFree, type Conn, type Db, type Tx } from '../../db/client'
-import { deliveryLeftovers, webhookLeftovers } from '../../db/deliveries'
+import { deliveryLeftovers, webhookLeftovers } from '../../db/outbox/drop-leftovers'
 import { webhooks, type WebhookRow } from '../../db/schema'
 import { checkTargetSyntax, targetFormProblem } from '../delivery/ssrf'
 import { GITHUB_DISPATCH } from '../delivery/providers'
@@ -207,7 +207,7 @@ export function deleteDeliveriesStep(db: Db, webhookId: string, max: number): nu
     `SELECT seq, event_id FROM outbox WHERE webhook_id = ? AND status <> 'pending' ORDER BY seq LIMIT ?`,
   )
   const dropRow = c.query('DELETE FROM outbox WHERE seq = ?')
-  const leftovers = deliveryLeftovers(db)
+  const leftovers = deliveryLeftovers(db.$client)
   return c.transaction(() => {
     const found = rows.all(webhookId, max)
     // Read in this same write transaction: every row found is still there.
@@ -253,7 +253,7 @@ export async function deleteWebhook(db: Db, teamId: string, id: string): Promise
 /** The webhook and whatever is left of its deliveries, in one transaction (the last step of `deleteWebhook`). */
 export function deleteWebhookNow(db: Db, id: string): void {
   db.transaction((tx) => {
-    webhookLeftovers(tx, id)
+    webhookLeftovers(tx.$client, id)
     tx.delete(webhooks).where(eq(webhooks.id, id)).run()
   }, { behavior: 'immediate' })
 }
