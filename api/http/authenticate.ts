@@ -17,14 +17,14 @@ import { errorResponse } from './error-mapping'
 export const publicPaths = (metricsPublic: boolean) => (metricsPublic ? /^\/(health|metrics|swagger)(\/|$)/ : /^\/(health|swagger)(\/|$)/)
 
 /**
- * Refuses every request without a known bearer token (401), but to the public paths and those
- * `alsoPublic` takes (the editor app's pages and assets, which a browser loads before sign-in).
+ * Refuses every request without a known bearer token (401), but to the public paths. The editor
+ * app's pages and assets are answered before this check (api/web), as a browser loads them before sign-in.
  */
-export function authenticate(deps: { db: Db; log: Logger; metricsPublic: boolean; alsoPublic?: (path: string) => boolean }) {
+export function authenticate(deps: { db: Db; log: Logger; metricsPublic: boolean }) {
   const open = publicPaths(deps.metricsPublic)
   return new Elysia({ name: 'authenticate', seed: deps.metricsPublic }).onRequest(({ request }) => {
     const path = new URL(request.url).pathname
-    if (open.test(path) || deps.alsoPublic?.(path)) return
+    if (open.test(path)) return
     try {
       authenticateRequest(deps.db, request)
     } catch (e) {

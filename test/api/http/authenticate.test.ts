@@ -34,14 +34,3 @@ test('/health, /swagger and its document are public; /metrics is not unless METR
     open.close()
   }
 })
-
-test('paths `alsoPublic` takes need no token; every other still does', async () => {
-  const app = new Elysia()
-    .use(authenticate({ db: ctx.db, log: createLogger('silent', 'test'), metricsPublic: false, alsoPublic: (path) => path === '/' || path.startsWith('/app/') }))
-    .get('/', () => 'page').get('/app/x.js', () => 'asset').get('/content/list/acme', () => 'data')
-  const get = (path: string) => app.handle(new Request(`http://localhost${path}`))
-  expect(await (await get('/')).text()).toBe('page')
-  expect(await (await get('/app/x.js')).text()).toBe('asset')
-  const refused = await get('/content/list/acme')
-  expect({ status: refused.status, scheme: refused.headers.get('www-authenticate') }).toEqual({ status: 401, scheme: 'Bearer' })
-})
