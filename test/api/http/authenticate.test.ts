@@ -1,5 +1,4 @@
 import { afterAll, expect, test } from 'bun:test'
-import { Elysia } from 'elysia'
 import { authenticate } from '../../../api/http/authenticate'
 import { createLogger } from '../../../core/log'
 import { createTestContext, TOKENS } from '../../helpers'
