@@ -28,4 +28,27 @@ export function onStopSignals(handlers: StopHandlers, extra: NodeJS.Signals[] = 
     }
   }
   for (const signal of ['SIGINT', 'SIGTERM', ...extra] as NodeJS.Signals[]) process.on(signal, () => on(signal))
+  watchParent(() => on('SIGTERM'))
+}
+
+/** How often a child of `bun start` checks that `bun start` still runs. */
+export const PARENT_CHECK_MS = 250
+
+/**
+ * `bun start` runs the api and the dispatcher each in a session of its own, so that a terminal's
+ * Ctrl-C reaches them once, forwarded by it, instead of twice (from the terminal and forwarded,
+ * which under load could come a second apart and be taken for a second Ctrl-C). Outside its
+ * process group, nothing that signals the group reaches them, so `bun start` names itself in
+ * BUN_START_PID and a child whose parent is gone (killed with SIGKILL, say) stops as on SIGTERM
+ * rather than run on alone.
+ */
+function watchParent(stop: () => void, env = process.env): void {
+  const parent = Number(env.BUN_START_PID)
+  if (!Number.isInteger(parent) || parent <= 0) return
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return
+    clearInterval(timer)
+    stop()
+  }, PARENT_CHECK_MS)
+  timer.unref()
 }

@@ -25,13 +25,12 @@ const root = new URL('..', import.meta.url).pathname
 // The children run in the project root: a relative DATABASE_PATH (the default `./data/content.db`)
 // is passed as the file seeded above, not read again from another directory (an empty database
 // with no team, every request 401, when this script was started from elsewhere).
-const env = { ...process.env, DATABASE_PATH: resolve(config.databasePath) }
-// In this script's process group: whatever signals the group (a terminal's Ctrl-C, a supervisor
-// killing the group) reaches them too, and nothing outlives the group. A Ctrl-C then reaches each
-// child twice, from the terminal and forwarded below, within a millisecond: core/signals.ts takes
-// that for one.
+// Each in a session of its own (core/signals.ts): a terminal's Ctrl-C reaches this script only,
+// which passes it on once, so a child never sees one Ctrl-C as two. A child whose parent is gone
+// (this script killed with SIGKILL) stops on its own: BUN_START_PID names this process to it.
+const env = { ...process.env, DATABASE_PATH: resolve(config.databasePath), BUN_START_PID: String(process.pid) }
 const procs = ['api/main.ts', 'dispatcher/main.ts'].map((entry) =>
-  Bun.spawn(['bun', entry], { cwd: root, stdio: ['inherit', 'inherit', 'inherit'], env }),
+  Bun.spawn(['bun', entry], { cwd: root, stdio: ['inherit', 'inherit', 'inherit'], env, detached: true }),
 )
 
 // The first signal stops both cleanly (the dispatcher waits for its sends in flight, each bounded
@@ -41,9 +40,8 @@ const procs = ['api/main.ts', 'dispatcher/main.ts'].map((entry) =>
 let stopping = false
 /**
  * This script's exit code is its children's: 0 when both stopped cleanly, else the first failure's
- * (a process killed by a signal counts as 128 + its number). A Ctrl-C in a terminal reaches the
- * children straight from the terminal too, so one may exit 0 before this script's own handler runs:
- * that is a clean stop, not a death.
+ * (a process killed by a signal counts as 128 + its number). A child stopped on its own by a
+ * signal sent to it alone exits 0: that is a clean stop, not a death.
  */
 const childrenCode = (codes: number[]) => codes.find((code) => code !== 0) ?? 0
 const pass = (signal: NodeJS.Signals) => {

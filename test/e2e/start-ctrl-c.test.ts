@@ -34,7 +34,7 @@ function startInTerminal() {
 }
 
 /** One run: start in a terminal, type Ctrl-C once both run, and answer the exit code and what went to stderr. */
-async function ctrlCOnce(run: number): Promise<{ run: number; code: number; stderr: string; stopped: boolean }> {
+async function ctrlCOnce(run: number): Promise<{ run: number; code: number; stderr: string; stopped: boolean; terminal?: string }> {
   const t = startInTerminal()
   try {
     await t.ready
@@ -43,7 +43,8 @@ async function ctrlCOnce(run: number): Promise<{ run: number; code: number; stde
     const code = await t.proc.exited
     await Promise.all([t.output.done, t.errors.done])
     const stopped = t.lines().includes('"msg":"api stopping"') && t.lines().includes('"msg":"dispatcher stopping"')
-    return { run, code, stderr: t.errors.text, stopped }
+    // What the terminal showed goes in only when something is off, so that a failure says why.
+    return { run, code, stderr: t.errors.text, stopped, ...(code === 0 && stopped ? {} : { terminal: t.lines().slice(-3000) }) }
   } finally {
     if (t.proc.exitCode === null) t.proc.kill('SIGKILL')
     t.proc.stdin.end()
@@ -74,5 +75,30 @@ test('a child stopped on its own (SIGTERM to the api alone) is a clean stop: bun
     } finally {
       if (proc.exitCode === null) proc.kill('SIGKILL')
     }
+  }
+}, 40_000)
+
+test('bun start killed with SIGKILL: the api and the dispatcher, in sessions of their own, notice and stop cleanly within a second', async () => {
+  const proc = Bun.spawn(['bun', 'scripts/start.ts'], {
+    cwd: root, env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', DATABASE_PATH: path }, stdout: 'pipe', stderr: 'inherit',
+  })
+  const output = collectOutput(proc.stdout)
+  try {
+    await waitFor(() => logLine(output.text, 'api listening') && output.text.includes('"msg":"dispatcher started"'), 20_000, 'both running')
+    const children = (await Bun.$`pgrep -P ${proc.pid}`.text()).trim().split('\n').map(Number)
+    expect(children).toHaveLength(2)
+    const sessions = (await Bun.$`ps -o sid= -p ${children.join(',')}`.text()).trim().split(/\s+/).map(Number).sort()
+    expect(sessions).toEqual([...children].sort()) // each leads a session of its own
+    proc.kill('SIGKILL')
+    await proc.exited
+    const killedAt = Date.now()
+    const alive = (pid: number) => { try { process.kill(pid, 0); return true } catch { return false } }
+    await waitFor(() => children.every((pid) => !alive(pid)), 5_000, 'children gone')
+    expect(Date.now() - killedAt).toBeLessThan(2_000)
+    await output.done
+    expect(output.text).toContain('"msg":"api stopping"')
+    expect(output.text).toContain('"msg":"dispatcher stopping"')
+  } finally {
+    if (proc.exitCode === null) proc.kill('SIGKILL')
   }
 }, 40_000)
