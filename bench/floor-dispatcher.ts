@@ -7,6 +7,7 @@
  * bench/dispatch.ts runs it next to the real dispatcher (docs/dispatcher.md "Figures").
  */
 import { Database } from 'bun:sqlite'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 
 const db = new Database(process.env.DATABASE_PATH!)
 db.run('PRAGMA busy_timeout = 5000')
@@ -92,4 +93,18 @@ function pump() {
 }
 
 setInterval(pump, 10)
-process.on('SIGTERM', () => process.exit(0))
+process.on('SIGTERM', () => {
+  if (portFile) rmSync(portFile, { force: true })
+  process.exit(0)
+})
+
+// FLOOR_WAKE=1 (bench/latency-floor.ts): woken by the api's hint on commit too, as the real
+// dispatcher is (dispatcher/wake-listener.ts), so its latency is the floor of a woken sender.
+let portFile: string | null = null
+if (process.env.FLOOR_WAKE) {
+  const socket = await Bun.udpSocket({ hostname: '127.0.0.1', port: 0, socket: { data: () => pump() } })
+  const dir = `${process.env.DATABASE_PATH}.dispatchers`
+  mkdirSync(dir, { recursive: true })
+  portFile = `${dir}/floor.port`
+  writeFileSync(portFile, String(socket.port))
+}

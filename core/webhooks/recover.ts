@@ -6,6 +6,7 @@
  * webhook's own send slots and no other webhook waits for them.
  */
 import type { Db } from '../../db/client'
+import { failedInWindow, requeueFailed } from '../../db/outbox/requeue-failed'
 import { badRequest } from '../errors'
 import { parseTimestamp, timestampProblem } from '../timestamps'
 import type { RecoverRequest } from './model'
@@ -41,24 +42,11 @@ export function parseWindow(input: RecoverRequest, now: number): { since: number
 export async function recoverFailed(db: Db, teamId: string, id: string, input: RecoverRequest, now = Date.now()): Promise<{ queued: number }> {
   getWebhookRow(db, teamId, id)
   const { since, until } = parseWindow(input, now)
-  const c = db.$client
-  // A webhook's failed rows are few next to its delivered ones: the (status, webhook_id, ...)
-  // index finds them without reading its whole log; sorted here by seq, the order they happened.
-  const seqs = (c.query(
-    `SELECT seq FROM outbox INDEXED BY outbox_webhook_due
-     WHERE status = 'failed' AND webhook_id = $webhook AND trigger <> 'test'
-       AND created_at >= $since AND created_at < $until AND updated_at < $began`,
-  ).values({ webhook: id, since, until, began: now }) as [number][]).map(([seq]) => seq).sort((a, b) => a - b)
-  const requeue = c.query(
-    `UPDATE outbox SET status = 'pending', attempts = 0, next_attempt_at = $now, lease_token = NULL, lease_expires_at = NULL,
-       trigger = 'manual', updated_at = $now
-     WHERE seq IN (SELECT value FROM json_each($seqs)) AND webhook_id = $webhook AND status = 'failed' AND updated_at < $now`,
-  )
+  const seqs = failedInWindow(db.$client, { webhookId: id, since, until, before: now })
   let queued = 0
   for (let i = 0; i < seqs.length; i += RECOVER_STEP) {
     const t = performance.now()
-    const step = JSON.stringify(seqs.slice(i, i + RECOVER_STEP))
-    queued += c.transaction(() => requeue.run({ now, seqs: step, webhook: id }).changes).immediate()
+    queued += requeueFailed(db.$client, id, seqs.slice(i, i + RECOVER_STEP), now)
     if (i + RECOVER_STEP < seqs.length) await between(db, performance.now() - t)
   }
   return { queued }

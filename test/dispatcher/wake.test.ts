@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createTestContext, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
+import { createTestContext, insertDelivery, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { startReceiver, type TestReceiver } from '../test-receiver'
 import { createDispatcher } from '../../dispatcher/loop'
 import { dispatchersDir } from '../../db/outbox/wake'
@@ -15,10 +15,11 @@ import { createLogger } from '../../core/log'
 
 let ctx: TestContext
 let rx: TestReceiver
+let hook: string
 beforeEach(async () => {
   ctx = await createTestContext()
   rx = startReceiver()
-  await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'w', provider: 'custom', target: rx.url } })
+  hook = (await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'w', provider: 'custom', target: rx.url } })).body.id
 })
 afterEach(() => {
   rx.stop()
@@ -61,4 +62,30 @@ test('a process that wrote outbox rows with a dispatcher listening exits when it
   listener.close()
   expect(exited).toBe(0)
   expect(hints).toHaveLength(1)
+})
+
+test('a redeliver and a recover wake a started dispatcher too: the manual sends go out at once, not at its next check', async () => {
+  const dir = dispatchersDir(ctx.path)
+  const now = Date.now()
+  // Two deliveries that used up their attempts a minute ago (the receiver was down then).
+  insertDelivery(ctx.db.$client, { eventId: 'missed-1', webhookId: hook, status: 'failed', attempts: 3, at: now - 60_000 })
+  insertDelivery(ctx.db.$client, { eventId: 'missed-2', webhookId: hook, status: 'failed', attempts: 3, at: now - 60_000 })
+  const d = createDispatcher({ db: ctx.db, log: createLogger('silent', 'test'), metrics: ctx.metrics, pollMs: 60_000, allowPrivateTargets: true, livenessDir: dir })
+  d.start()
+  try {
+    await waitFor(() => readdirSync(dir).some((f) => f.endsWith('.port')), 5000, 'the wake port')
+    await Bun.sleep(50) // past the first full pass: from here only a hint (or a minute) claims
+    const base = `/teams/${TEAM}/webhooks/${hook}`
+    let t0 = Date.now()
+    expect((await ctx.call('POST', `${base}/deliveries/missed-1/redeliver`, { token: TOKENS.webhooks })).status).toBe(202)
+    await waitFor(() => rx.requests.length === 1, 2000, 'the redelivery')
+    expect(Date.now() - t0).toBeLessThan(1000)
+    t0 = Date.now()
+    const recovered = await ctx.call('POST', `${base}/recover`, { token: TOKENS.webhooks, body: { since: new Date(now - 120_000).toISOString() } })
+    expect({ status: recovered.status, body: recovered.body }).toEqual({ status: 202, body: { queued: 1 } })
+    await waitFor(() => rx.requests.length === 2, 2000, 'the recovered delivery')
+    expect(Date.now() - t0).toBeLessThan(1000)
+  } finally {
+    await d.stop()
+  }
 })
