@@ -10,8 +10,8 @@ import { EX_CONFIG, type Config } from './config'
 
 /**
  * Connects to and migrates `config.databaseUrl` (unless `migrate: false`; one line and exit 1 when
- * it cannot: db/pg/open.ts),
- * then stops with one line and exit 78: restarting cannot help, unsetting DATABASE_URL can.
+ * it cannot: db/pg/open.ts), then stops with one line and exit 78: restarting cannot help,
+ * unsetting DATABASE_URL can.
  */
 export async function stopOnPostgres(processName: string, config: Config, opts: { migrate?: boolean } = {}): Promise<never> {
   const url = config.databaseUrl!
