@@ -7,11 +7,15 @@ import { openPg, PG_DEFAULTS, type PgDb, type PgOptions } from './client'
 import { migratePg } from './migrate'
 import { maskUrl } from './url'
 
-type PgError = { code?: string; errno?: string; message?: string }
+type PgError = { code?: string; errno?: string; message?: string; cause?: unknown }
 
-/** What went wrong, in words an operator can act on, from Bun.sql's error (`code`) or the server's SQLSTATE (`errno`). */
+/**
+ * What went wrong, in words an operator can act on, from Bun.sql's error (`code`) or the server's
+ * SQLSTATE (`errno`); drizzle's wrapper (`Failed query: <the whole migration>`) gives way to its cause.
+ */
 export function pgStartupReason(e: unknown, url: string, connectTimeoutS: number): string {
-  const { code, errno, message } = (e ?? {}) as PgError
+  const wrapped = (e ?? {}) as PgError
+  const { code, errno, message } = (wrapped.cause && typeof wrapped.cause === 'object' ? wrapped.cause : wrapped) as PgError
   const u = new URL(url)
   const at = `${u.hostname || 'localhost'}:${u.port || 5432}`
   if (code === 'ERR_POSTGRES_CONNECTION_REFUSED') return `cannot reach a PostgreSQL server at ${at}: nothing accepts connections there (is it running? is the host name right?)`
@@ -32,7 +36,8 @@ export function pgStartupReason(e: unknown, url: string, connectTimeoutS: number
 export async function openPgOrExit(processName: string, url: string, opts: Omit<PgOptions, 'processName'> & { migrate?: boolean } = {}): Promise<PgDb> {
   const db = openPg(url, { ...opts, processName })
   const fail = (e: unknown, doing: string): never => {
-    console.error(`${processName}: cannot use the PostgreSQL database at DATABASE_URL=${maskUrl(url)}: ${doing}${pgStartupReason(e, url, opts.connectTimeoutS ?? PG_DEFAULTS.connectTimeoutS)}`)
+    const reason = pgStartupReason(e, url, opts.connectTimeoutS ?? PG_DEFAULTS.connectTimeoutS).replace(/\s*\n\s*/g, ' ')
+    console.error(`${processName}: cannot use the PostgreSQL database at DATABASE_URL=${maskUrl(url)}: ${doing}${reason}`)
     process.exit(1)
   }
   try {

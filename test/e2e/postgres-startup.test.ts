@@ -75,6 +75,18 @@ describePg('PostgreSQL at startup', () => {
     expect(existsSync(databasePath)).toBe(false)
   }, 120_000)
 
+  test('a migration that fails (a database where every transaction is read-only): one line, exit 1', async () => {
+    const d = await pgDatabase({ migrate: false })
+    dbs.push(d)
+    const sql = new SQL({ url: d.url, max: 1 })
+    await sql.unsafe(`ALTER DATABASE ${d.name} SET default_transaction_read_only = on`)
+    await sql.close()
+    const url = urlWith({ database: d.name })
+    const { code, output, lines } = await run(['api/main.ts'], url)
+    expect({ code, lines }).toEqual({ code: 1, lines: [`api: cannot use the PostgreSQL database at DATABASE_URL=${masked(url)}: migrating failed: cannot execute CREATE SCHEMA in a read-only transaction`] })
+    expect(output).not.toContain(PASSWORD)
+  }, 60_000)
+
   test('a good URL: the database is migrated, then the process stops (78) pointing to docs/postgresql.md', async () => {
     for (const [name, argv] of PROCESSES) {
       const d = await pgDatabase({ migrate: false })
