@@ -9,6 +9,14 @@ import { loadConfigOrExit } from '../core/config'
 import { applySeed, checkSeedFile, type SeedFile } from './seed'
 import { bodyProblem, MAX_BODY_DEPTH } from '../core/body'
 import { pushContentIndex } from '../core/teams/settings'
+import { stopOnPostgres } from '../core/postgres-startup'
+
+/**
+ * The commands that run with DATABASE_URL set. None yet: core/ runs on SQLite only, so every
+ * other command connects, migrates and stops (core/postgres-startup.ts). The copy of a SQLite
+ * database into PostgreSQL joins here, and in the dispatch below.
+ */
+const POSTGRES_COMMANDS: readonly string[] = []
 
 const args = process.argv.slice(2)
 const [command, file, teamId] = args
@@ -25,6 +33,7 @@ if (!file || !(command === 'seed' || command === 'push-index') || args.length > 
   process.exit(2)
 }
 const config = loadConfigOrExit('cli')
+if (config.databaseUrl && !POSTGRES_COMMANDS.includes(command)) await stopOnPostgres('cli', config)
 // The file first: a missing or broken file must not create (and migrate) a database on its way out.
 let input: unknown
 try {
