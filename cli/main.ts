@@ -3,21 +3,24 @@
  * `bun run cli push-index <file.json> [teamId]`: deploy a content index definition (spec.md
  * "Events": the push command's deploy sends site.changed `index`). contract.md writes it without
  * a team: that works when the database holds exactly one team.
+ * `bun run cli copy-to-postgres [--from <file>] [--to <url>]`: cli/copy-to-postgres.ts.
  */
 import { openDbOrExit } from '../db/client'
 import { loadConfigOrExit } from '../core/config'
 import { applySeed, checkSeedFile, type SeedFile } from './seed'
 import { bodyProblem, MAX_BODY_DEPTH } from '../core/body'
 import { pushContentIndex } from '../core/teams/settings'
+import { copyCommand, USAGE as COPY_USAGE } from './copy-to-postgres'
 
 const args = process.argv.slice(2)
 const [command, file, teamId] = args
-const usage = 'usage: bun run cli seed <file.json> | bun run cli push-index <file.json> [teamId]'
+const usage = `usage: bun run cli seed <file.json> | bun run cli push-index <file.json> [teamId] | ${COPY_USAGE}`
 
 if (command === '--help' || command === '-h' || command === 'help') {
   console.log(usage)
   process.exit(0)
 }
+if (command === 'copy-to-postgres') process.exit(await copyCommand(args.slice(1)))
 // An argument too many is a mistake (a second seed file, a team for seed), not something to drop.
 const most = command === 'push-index' ? 3 : 2
 if (!file || !(command === 'seed' || command === 'push-index') || args.length > most) {
