@@ -83,7 +83,7 @@ export async function copyCommand(args: string[]): Promise<number> {
     console.log(`copied ${total} rows of ${counts.length} tables from ${source} to ${shown} in ${((performance.now() - started) / 1000).toFixed(1)} s`)
     return 0
   } catch (e) {
-    say(`${e instanceof CopyRefused ? "refused" : "failed"}, nothing was copied to ${shown}: ${(e as Error).message}`)
+    say(`${e instanceof CopyRefused ? 'refused' : 'failed'}, nothing was copied to ${shown}: ${(e as Error).message}`)
     return 1
   } finally {
     sqlite.close()
