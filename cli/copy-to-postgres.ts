@@ -7,30 +7,20 @@
 import { Database } from 'bun:sqlite'
 import { SQL } from 'bun'
 import { parseArgs } from 'node:util'
-import { drizzle } from 'drizzle-orm/bun-sql'
-import { migrate } from 'drizzle-orm/bun-sql/migrator'
-import { join } from 'node:path'
 import * as sqliteSchema from '../db/schema'
 import * as pgSchema from '../db/pg/schema'
 import { planCopy } from '../db/copy/plan'
 import { copyToPostgres } from '../db/copy/copy'
 import { CopyRefused } from '../db/copy/convert'
 import { loadConfigOrExit } from '../core/config'
+import { pgClientOptions, PG_DEFAULTS } from '../db/pg/client'
+import { migratePg } from '../db/pg/migrate'
+import { pgStartupReason } from '../db/pg/open'
+import { maskUrl, pgUrlProblem } from '../db/pg/url'
 import journal from '../db/migrations/meta/_journal.json'
 
 const NAME = 'copy-to-postgres'
 export const USAGE = 'bun run cli copy-to-postgres [--from <sqlite file>] [--to <postgres://...>]'
-
-/** The URL with its password replaced by `***`, for every line this command prints. */
-function maskUrl(url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password) u.password = '***'
-    return u.toString()
-  } catch {
-    return '(not a URL)'
-  }
-}
 
 /** Runs the command on its arguments (those after `copy-to-postgres`); answers the exit code. */
 export async function copyCommand(args: string[]): Promise<number> {
@@ -51,8 +41,9 @@ export async function copyCommand(args: string[]): Promise<number> {
   }
   const shown = maskUrl(target)
   const say = (line: string) => console.error(`${NAME}: ${line.replaceAll(passwordOf(target) || '\u0000', '***')}`)
-  if (!/^postgres(ql)?:\/\//.test(target)) {
-    say(`the target ${shown} is not a postgres:// or postgresql:// URL`)
+  const problem = pgUrlProblem(target)
+  if (problem) {
+    say(`the target ${shown} cannot be used: ${problem} (a postgres:// or postgresql:// URL)`)
     return 1
   }
   let sqlite: Database
@@ -64,7 +55,8 @@ export async function copyCommand(args: string[]): Promise<number> {
     say(`cannot open the SQLite database ${JSON.stringify(source)}: ${(e as Error).message}`)
     return 1
   }
-  const pg = new SQL({ url: target, max: 1, connectionTimeout: 10 })
+  // One connection, no statement timeout: an INSERT of a large batch may take longer than the api's limit.
+  const pg = new SQL(pgClientOptions(target, { processName: `cli ${NAME}`, poolSize: 1, statementTimeoutMs: 0 }))
   const started = performance.now()
   try {
     refuseOtherVersion(sqlite, source)
@@ -72,10 +64,11 @@ export async function copyCommand(args: string[]): Promise<number> {
     try {
       await pg.unsafe('SELECT 1')
     } catch (e) {
-      say(`cannot connect to ${shown}: ${(e as Error).message}`)
+      say(`cannot connect to ${shown}: ${pgStartupReason(e, target, PG_DEFAULTS.connectTimeoutS)}`)
       return 1
     }
-    await migrate(drizzle({ client: pg }), { migrationsFolder: join(import.meta.dir, '../db/migrations/pg') })
+    // A new database is migrated here (under the advisory lock, as the api does): the copy needs its tables.
+    await migratePg(target, { processName: `cli ${NAME}` })
     const counts = await copyToPostgres(sqlite, pg, plans)
     const width = Math.max(...counts.map((c) => c.table.length))
     for (const { table, rows } of counts) console.log(`${table.padEnd(width)}  ${rows}`)

@@ -5,27 +5,22 @@
  * newest copied revision (publish writes both in one transaction), and none of the publishes
  * made during the copy is in it. Needs TEST_DATABASE_URL.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { SQL } from 'bun'
-import { drizzle } from 'drizzle-orm/bun-sql'
-import { migrate } from 'drizzle-orm/bun-sql/migrator'
-import { join } from 'node:path'
 import * as sqliteSchema from '../../db/schema'
 import * as pgSchema from '../../db/pg/schema'
 import { planCopy } from '../../db/copy/plan'
 import { copyToPostgres } from '../../db/copy/copy'
 import { createTestContext, TEAM, type TestContext } from '../helpers'
-import { freshDatabase, skipReason } from './copy-harness'
+import { describePg, pgDatabase, type PgTestDatabase } from './harness'
 
 const DOCS = 10
 const page = (n: number, title: string) => ({ id: `pages/x${n}`, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title, slug: `x${n}` } } })
 
-if (skipReason) console.log(`test/pg/copy-snapshot.test.ts skipped: ${skipReason}`)
-
-describe.skipIf(!!skipReason)('a copy while the api writes', () => {
+describePg('a copy while the api writes', () => {
   let ctx: TestContext
-  let target: Awaited<ReturnType<typeof freshDatabase>>
+  let target: PgTestDatabase
   let pg: SQL
 
   beforeAll(async () => {
@@ -34,9 +29,8 @@ describe.skipIf(!!skipReason)('a copy while the api writes', () => {
       expect((await ctx.call('POST', `/content/${TEAM}`, { body: page(n, 'first') })).status).toBe(200)
       expect((await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [`pages/x${n}`] } })).body[0].status).toBe(0)
     }
-    target = await freshDatabase()
+    target = await pgDatabase()
     pg = new SQL({ url: target.url, max: 1 })
-    await migrate(drizzle({ client: pg }), { migrationsFolder: join(import.meta.dir, '../../db/migrations/pg') })
   })
   afterAll(async () => {
     await pg?.close()

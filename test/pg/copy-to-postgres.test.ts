@@ -4,7 +4,7 @@
  * dispatcher, test/pg/copy-seed.ts) copied by the real CLI process, then every table compared
  * row by row, revision body bytes included. Needs TEST_DATABASE_URL; skipped, saying so, without it.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { SQL } from 'bun'
 import { copyFileSync, readFileSync, rmSync } from 'node:fs'
@@ -14,10 +14,12 @@ import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import * as schema from '../../db/schema'
 import { decodeBody, decodeStored, keyframeBytes } from '../../db/revision-body'
 import { seedEveryTable } from './copy-seed'
-import { freshDatabase, skipReason } from './copy-harness'
+import { describePg, pgDatabase, TEST_DATABASE_URL, type PgTestDatabase } from './harness'
 
 const root = join(import.meta.dir, '../..')
 const PASSWORD = 's3cret-never-printed'
+/** The test server's host:port, for a login it refuses. */
+const server = TEST_DATABASE_URL ? new URL(TEST_DATABASE_URL).host : 'localhost'
 const tables = Object.values(schema).filter((v) => is(v, SQLiteTable)) as SQLiteTable[]
 
 /** The real command, as `bun run cli` runs it (bun run itself would echo a `--to` URL, password and all). */
@@ -36,11 +38,17 @@ function liteText(value: unknown, flag: boolean): string | null {
   return String(value)
 }
 
-if (skipReason) console.log(`test/pg/copy-to-postgres.test.ts skipped: ${skipReason}`)
+/** A new, empty, unmigrated database (the command migrates it), its URL carrying a password the trust-auth server ignores. */
+async function emptyTarget(): Promise<PgTestDatabase> {
+  const db = await pgDatabase({ migrate: false })
+  const url = new URL(db.url)
+  url.password = PASSWORD
+  return { ...db, url: url.href }
+}
 
-describe.skipIf(!!skipReason)('copy-to-postgres', () => {
+describePg('copy-to-postgres', () => {
   let source: { path: string; dir: string }
-  let target: { url: string; drop: () => Promise<void> }
+  let target: PgTestDatabase
   let pg: SQL
   let lite: Database
   let fileBefore: Buffer
@@ -49,7 +57,7 @@ describe.skipIf(!!skipReason)('copy-to-postgres', () => {
   beforeAll(async () => {
     source = await seedEveryTable()
     fileBefore = readFileSync(source.path)
-    target = await freshDatabase(PASSWORD)
+    target = await emptyTarget()
     copy = runCopy({ DATABASE_PATH: source.path, DATABASE_URL: target.url, LOG_LEVEL: 'silent' })
     pg = new SQL({ url: target.url, max: 1 })
     lite = new Database(source.path, { readonly: true, safeIntegers: true })
@@ -133,12 +141,13 @@ describe.skipIf(!!skipReason)('copy-to-postgres', () => {
     expect(await pg.unsafe('SELECT (SELECT count(*) FROM documents)::int AS d, (SELECT count(*) FROM revisions)::int AS r')).toEqual(before)
   })
 
-  test('a server that does not answer: one line naming the masked URL, no password, exit 1', () => {
-    const url = `postgres://someone:${PASSWORD}@127.0.0.1:1/nowhere`
+  test.each([
+    [`postgres://someone:${PASSWORD}@127.0.0.1:1/nowhere`, 'cannot connect to postgres://someone:***@127.0.0.1:1/nowhere: cannot reach a PostgreSQL server at 127.0.0.1:1: nothing accepts connections there (is it running? is the host name right?)'],
+    [`postgres://no_such_role:${PASSWORD}@${server}/postgres`, `cannot connect to postgres://no_such_role:***@${server}/postgres: the server refused the login: role "no_such_role" does not exist`],
+    [`mysql://someone:${PASSWORD}@127.0.0.1/content`, 'the target mysql://someone:***@127.0.0.1/content cannot be used: its scheme is "mysql" (a postgres:// or postgresql:// URL)'],
+  ])('a wrong URL (%s): one line naming it masked, exit 1', (url, line) => {
     const res = runCopy({ DATABASE_PATH: source.path }, ['--to', url])
-    expect(res.code).toBe(1)
-    expect(res.out).toBe('')
-    expect(res.err).toBe('copy-to-postgres: cannot connect to postgres://someone:***@127.0.0.1:1/nowhere: Failed to connect\n')
+    expect(res).toEqual({ code: 1, out: '', err: `copy-to-postgres: ${line}\n` })
   })
 
   test('a SQLite table neither schema knows refuses the copy, naming the table, before anything is written', async () => {
@@ -147,7 +156,7 @@ describe.skipIf(!!skipReason)('copy-to-postgres', () => {
     const db = new Database(odd)
     db.exec('CREATE TABLE audit_trail (id INTEGER PRIMARY KEY, what TEXT)')
     db.close()
-    const other = await freshDatabase(PASSWORD)
+    const other = await emptyTarget()
     try {
       const res = runCopy({}, ['--from', odd, '--to', other.url])
       expect(res.code).toBe(1)
