@@ -79,7 +79,7 @@ export async function copyCommand(args: string[]): Promise<number> {
     say(`${e instanceof CopyRefused ? 'refused' : 'failed'}, nothing was copied to ${shown}: ${(e as Error).message}`)
     return 1
   } finally {
-    sqlite.close()
+    sqlite.close(true)
     await pg.close()
   }
 }

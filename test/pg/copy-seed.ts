@@ -40,7 +40,7 @@ export async function seedEveryTable(): Promise<{ path: string; dir: string }> {
   } finally {
     good.stop()
     down.stop()
-    ctx.db.$client.close()
+    ctx.db.$client.close(true) // every statement finalized: the WAL is copied back now, not when they are collected
   }
 }
 

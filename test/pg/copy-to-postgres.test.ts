@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { SQL } from 'bun'
-import { copyFileSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { getTableName, is } from 'drizzle-orm'
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core'
@@ -57,6 +57,7 @@ describePg('copy-to-postgres', () => {
   beforeAll(async () => {
     source = await seedEveryTable()
     fileBefore = readFileSync(source.path)
+    expect(existsSync(`${source.path}-wal`)).toBe(false) // all of it in the file being compared
     target = await emptyTarget()
     copy = runCopy({ DATABASE_PATH: source.path, DATABASE_URL: target.url, LOG_LEVEL: 'silent' })
     pg = new SQL({ url: target.url, max: 1 })
