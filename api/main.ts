@@ -13,8 +13,10 @@ import { createLogger } from '../core/log'
 import { createMetrics, primePublishOutcomes } from '../core/metrics'
 import { hasAnyTeam } from '../core/teams/service'
 import { onStopSignals } from '../core/signals'
+import { stopOnPostgres } from '../core/postgres-startup'
 
 const config = loadConfigOrExit('api')
+if (config.databaseUrl) await stopOnPostgres('api', config)
 const log = createLogger(config.logLevel, 'api')
 const db = openDbOrExit('api', config.databasePath)
 warnIfExposed(log, config.databasePath)

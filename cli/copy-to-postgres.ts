@@ -34,7 +34,7 @@ export async function copyCommand(args: string[]): Promise<number> {
   }
   const config = loadConfigOrExit('cli')
   const source = from ?? config.databasePath
-  const target = to ?? process.env.DATABASE_URL
+  const target = to ?? config.databaseUrl
   if (!target) {
     console.error(`${NAME}: no target: pass --to postgres://... or set DATABASE_URL`)
     return 2

@@ -11,6 +11,14 @@ import { applySeed, checkSeedFile, type SeedFile } from './seed'
 import { bodyProblem, MAX_BODY_DEPTH } from '../core/body'
 import { pushContentIndex } from '../core/teams/settings'
 import { copyCommand, USAGE as COPY_USAGE } from './copy-to-postgres'
+import { stopOnPostgres } from '../core/postgres-startup'
+
+/**
+ * The commands that run with DATABASE_URL set: the copy of a SQLite database into PostgreSQL
+ * (dispatched below, before anything opens a database). core/ runs on SQLite only, so every
+ * other command connects, migrates and stops (core/postgres-startup.ts).
+ */
+const POSTGRES_COMMANDS: readonly string[] = ['copy-to-postgres']
 
 const args = process.argv.slice(2)
 const [command, file, teamId] = args
@@ -28,6 +36,7 @@ if (!file || !(command === 'seed' || command === 'push-index') || args.length > 
   process.exit(2)
 }
 const config = loadConfigOrExit('cli')
+if (config.databaseUrl && !POSTGRES_COMMANDS.includes(command)) await stopOnPostgres('cli', config)
 // The file first: a missing or broken file must not create (and migrate) a database on its way out.
 let input: unknown
 try {

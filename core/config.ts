@@ -5,12 +5,17 @@
  * misbehave later (`DISPATCHER_LEASE_MS=-1` sent the same events thousands of times a second).
  */
 import { readFileSync } from 'node:fs'
+import { maskUrl, pgUrlProblem } from '../db/pg/url'
 
 export interface Config {
   port: number
   /** The address the api listens on: all interfaces by default, `127.0.0.1` behind a reverse proxy. */
   host: string
   databasePath: string
+  /** A PostgreSQL URL (docs/postgresql.md); null: SQLite at `databasePath`, as always. */
+  databaseUrl: string | null
+  /** Connections per process on PostgreSQL; unset means the pool's own default (db/pg/client.ts). */
+  databasePoolSize: number | undefined
   logLevel: LogLevel
   allowPrivateTargets: boolean
   dispatcherPollMs: number
@@ -80,6 +85,17 @@ function host(env: Env): string {
   return raw.startsWith('[') ? raw.slice(1, -1) : raw
 }
 
+/** A postgres:// or postgresql:// URL, shown in a refusal with its password masked (db/pg/url.ts). */
+function databaseUrl(env: Env): string | null {
+  const raw = env.DATABASE_URL
+  if (!isSet(raw)) return null
+  const problem = pgUrlProblem(raw)
+  if (problem) {
+    throw new ConfigError(`DATABASE_URL must be a postgres:// or postgresql:// URL, e.g. postgres://user:password@host:5432/content; got ${shown(maskUrl(raw))}: ${problem}.`)
+  }
+  return raw
+}
+
 /**
  * Bun reads NODE_EXTRA_CA_CERTS itself and skips a file it cannot use without a word: every
  * https target signed by that CA would then fail its sends with a certificate error.
@@ -118,6 +134,8 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, 'PORT', 0, 65_535) ?? 3000,
     host: host(env),
     databasePath: env.DATABASE_PATH || './data/content.db',
+    databaseUrl: databaseUrl(env),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 1, 10_000),
     logLevel: logLevel as LogLevel,
     allowPrivateTargets: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'),
     dispatcherPollMs: integer(env, 'DISPATCHER_POLL_MS', 1, MAX_MS) ?? 250,

@@ -15,6 +15,7 @@ import { createMetrics } from '../core/metrics'
 import { createDispatcher } from './loop'
 import { isCompiled, waitForSchema } from './schema-wait'
 import { onStopSignals } from '../core/signals'
+import { stopOnPostgres } from '../core/postgres-startup'
 import type { CheckpointerStart } from './checkpoint-worker'
 
 /** How often the checkpoint worker copies the WAL back (busy or idle). */
@@ -23,6 +24,8 @@ const CHECKPOINT_EVERY_MS = 1000
 const config = loadConfigOrExit('dispatcher')
 const log = createLogger(config.logLevel, 'dispatcher')
 const compiled = isCompiled()
+// The compiled binary carries no migrations folder: on PostgreSQL, as on SQLite, the api migrates.
+if (config.databaseUrl) await stopOnPostgres('dispatcher', config, { migrate: !compiled })
 const db = openDbOrExit('dispatcher', config.databasePath, { migrate: !compiled })
 warnIfExposed(log, config.databasePath)
 // A stop while waiting for the api's migration has nothing in flight: exit 0 at once, as later.

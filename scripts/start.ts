@@ -9,8 +9,10 @@ import { seedDemoIfEmpty } from '../cli/seed'
 import { loadConfigOrExit } from '../core/config'
 import { createLogger } from '../core/log'
 import { onStopSignals } from '../core/signals'
+import { stopOnPostgres } from '../core/postgres-startup'
 
 const config = loadConfigOrExit('start')
+if (config.databaseUrl) await stopOnPostgres('start', config)
 const db = openDbOrExit('start', config.databasePath)
 if (seedDemoIfEmpty(db, null)) {
   createLogger(config.logLevel, 'start').warn(

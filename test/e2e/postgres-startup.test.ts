@@ -1,0 +1,98 @@
+/**
+ * The api, the dispatcher, the CLI and `bun start` with DATABASE_URL set, as real processes
+ * against the real server: a URL that cannot be one is a configuration error (78); a server,
+ * login or database that cannot be used is one line naming DATABASE_URL and exit 1; a good URL
+ * is migrated, then the process stops (78) because core/ does not run on PostgreSQL yet. No
+ * output ever holds the password, and no SQLite file is made on the way.
+ */
+import { afterAll, expect, test } from 'bun:test'
+import { SQL } from 'bun'
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { makeTestDir } from '../helpers'
+import { describePg, pgDatabase, TEST_DATABASE_URL, withDatabase, type PgTestDatabase } from '../pg/harness'
+import { MIGRATIONS_TABLE } from '../../db/pg/migrate'
+
+const root = join(import.meta.dir, '../..')
+const dir = makeTestDir('pg-startup-test-')
+const databasePath = join(dir, 'never', 'content.db')
+const PASSWORD = 'pw-never-shown-4242'
+const dbs: PgTestDatabase[] = []
+afterAll(async () => {
+  await Promise.all(dbs.map((d) => d.drop()))
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const PROCESSES: [string, string[]][] = [
+  ['api', ['api/main.ts']],
+  ['dispatcher', ['dispatcher/main.ts']],
+  ['cli', ['cli/main.ts', 'seed', join(root, 'test/fixtures/does-not-matter.json')]],
+  ['start', ['scripts/start.ts']],
+]
+
+async function run(argv: string[], DATABASE_URL: string) {
+  const env = { ...process.env, LOG_LEVEL: 'warn', PORT: '0', DATABASE_PATH: databasePath, DATABASE_URL }
+  const proc = Bun.spawn(['bun', ...argv], { cwd: root, env, stdout: 'pipe', stderr: 'pipe' })
+  const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+  return { code, output: stdout + stderr, lines: stderr.trim().split('\n') }
+}
+
+/** TEST_DATABASE_URL's server with `user`, `PASSWORD`, `port` and `database` put in. */
+function urlWith(parts: { user?: string; port?: string; database?: string }): string {
+  const u = new URL(withDatabase(TEST_DATABASE_URL!, parts.database ?? new URL(TEST_DATABASE_URL!).pathname.slice(1)))
+  if (parts.user) u.username = parts.user
+  if (parts.port) u.port = parts.port
+  u.password = PASSWORD
+  return u.href
+}
+const masked = (url: string) => url.replace(PASSWORD, '***')
+
+test('a DATABASE_URL that is not a postgres URL stops every process: one line naming it, exit 78, password masked', async () => {
+  const url = `mysql://app:${PASSWORD}@127.0.0.1:3306/content`
+  for (const [name, argv] of PROCESSES) {
+    const { code, output, lines } = await run(argv, url)
+    expect({ name, code, lines }).toEqual({ name, code: 78, lines: [expect.stringContaining(`${name}: configuration error: DATABASE_URL must be a postgres:// or postgresql:// URL`)] })
+    expect(lines[0]).toContain('mysql://app:***@127.0.0.1')
+    expect(output).not.toContain(PASSWORD)
+  }
+  expect(existsSync(databasePath)).toBe(false)
+}, 60_000)
+
+describePg('PostgreSQL at startup', () => {
+  test('a server that does not answer, a refused login, a missing database: one line naming DATABASE_URL, exit 1', async () => {
+    const cases: [string, string, string][] = [
+      ['nothing listens', urlWith({ port: '1' }), 'cannot reach a PostgreSQL server at 127.0.0.1:1: nothing accepts connections there (is it running? is the host name right?)'],
+      ['unknown role', urlWith({ user: 'no_such_role_here' }), 'the server refused the login: role "no_such_role_here" does not exist'],
+      ['missing database', urlWith({ database: 'no_such_database_here' }), 'database "no_such_database_here" does not exist: create it (createdb) or name an existing one'],
+    ]
+    for (const [name, argv] of PROCESSES) {
+      for (const [what, url, reason] of cases) {
+        const { code, output, lines } = await run(argv, url)
+        expect({ name, what, code, lines }).toEqual({ name, what, code: 1, lines: [`${name}: cannot use the PostgreSQL database at DATABASE_URL=${masked(url)}: ${reason}`] })
+        expect(output).not.toContain(PASSWORD)
+      }
+    }
+    expect(existsSync(databasePath)).toBe(false)
+  }, 120_000)
+
+  test('a good URL: the database is migrated, then the process stops (78) pointing to docs/postgresql.md', async () => {
+    for (const [name, argv] of PROCESSES) {
+      const d = await pgDatabase({ migrate: false })
+      dbs.push(d)
+      const url = new URL(d.url)
+      url.password = PASSWORD // trust auth: the server ignores it, the output must not show it
+      const { code, output, lines } = await run(argv, url.href)
+      expect({ name, code, lines }).toEqual({
+        name, code: 78,
+        lines: [`${name}: DATABASE_URL=${masked(url.href)} is reachable and migrated, but the ${name} does not run on PostgreSQL yet (core/ still runs on SQLite only); unset DATABASE_URL to use the SQLite file at DATABASE_PATH. See docs/postgresql.md.`],
+      })
+      expect(output).not.toContain(PASSWORD)
+      const sql = new SQL({ url: d.url, max: 1 })
+      const [applied] = await sql.unsafe(`SELECT count(*)::int AS n FROM ${MIGRATIONS_TABLE}`)
+      const [tables] = await sql.unsafe(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'`)
+      await sql.close()
+      expect({ name, applied: applied.n, tables: tables.n }).toEqual({ name, applied: 2, tables: 16 })
+    }
+    expect(existsSync(databasePath)).toBe(false)
+  }, 120_000)
+})
