@@ -166,4 +166,25 @@ describePg('copy-to-postgres', () => {
       await other.drop()
     }
   })
+
+  test('a value PostgreSQL cannot hold, met partway through: one line naming its row, and nothing copied (one transaction)', async () => {
+    const odd = join(source.dir, 'nul.db')
+    copyFileSync(source.path, odd)
+    const db = new Database(odd)
+    const { id } = db.query<{ id: number }, []>('SELECT max(id) AS id FROM delivery_attempts').get()!
+    db.query('UPDATE delivery_attempts SET response_body = ? WHERE id = ?').run('bin\u0000ary', id)
+    db.close(true)
+    const other = await emptyTarget()
+    const check = new SQL({ url: other.url, max: 1 })
+    try {
+      const res = runCopy({}, ['--from', odd, '--to', other.url])
+      expect(res.code).toBe(1)
+      expect(res.err).toMatch(new RegExp(`^copy-to-postgres: refused, nothing was copied to [^ ]+: delivery_attempts.response_body of row ${id}: text with a NUL character, which PostgreSQL text cannot hold\n$`))
+      // Tables before delivery_attempts in the copy's order were written, then rolled back.
+      expect(await check.unsafe('SELECT (SELECT count(*) FROM teams)::int AS teams, (SELECT count(*) FROM content_types)::int AS types')).toEqual([{ teams: 0, types: 0 }])
+    } finally {
+      await check.close()
+      await other.drop()
+    }
+  })
 })
