@@ -20,7 +20,7 @@ import { maskUrl, pgUrlProblem } from '../db/pg/url'
 import journal from '../db/migrations/meta/_journal.json'
 
 const NAME = 'copy-to-postgres'
-export const USAGE = 'bun run cli copy-to-postgres [--from <sqlite file>] [--to <postgres://...>]'
+const USAGE = 'bun run cli copy-to-postgres [--from <sqlite file>] [--to <postgres://...>]'
 
 /** Runs the command on its arguments (those after `copy-to-postgres`); answers the exit code. */
 export async function copyCommand(args: string[]): Promise<number> {

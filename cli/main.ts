@@ -10,7 +10,6 @@ import { loadConfigOrExit } from '../core/config'
 import { applySeed, checkSeedFile, type SeedFile } from './seed'
 import { bodyProblem, MAX_BODY_DEPTH } from '../core/body'
 import { pushContentIndex } from '../core/teams/settings'
-import { copyCommand, USAGE as COPY_USAGE } from './copy-to-postgres'
 import { stopOnPostgres } from '../core/postgres-startup'
 
 /**
@@ -22,13 +21,14 @@ const POSTGRES_COMMANDS: readonly string[] = ['copy-to-postgres']
 
 const args = process.argv.slice(2)
 const [command, file, teamId] = args
-const usage = `usage: bun run cli seed <file.json> | bun run cli push-index <file.json> [teamId] | ${COPY_USAGE}`
+const usage = 'usage: bun run cli seed <file.json> | bun run cli push-index <file.json> [teamId] | bun run cli copy-to-postgres [--from <sqlite file>] [--to <postgres://...>]'
 
 if (command === '--help' || command === '-h' || command === 'help') {
   console.log(usage)
   process.exit(0)
 }
-if (command === 'copy-to-postgres') process.exit(await copyCommand(args.slice(1)))
+// Loaded only for this command: seed and push-index on SQLite do not pay for the PostgreSQL modules.
+if (command === 'copy-to-postgres') process.exit(await (await import('./copy-to-postgres')).copyCommand(args.slice(1)))
 // An argument too many is a mistake (a second seed file, a team for seed), not something to drop.
 const most = command === 'push-index' ? 3 : 2
 if (!file || !(command === 'seed' || command === 'push-index') || args.length > most) {

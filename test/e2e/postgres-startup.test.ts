@@ -10,7 +10,7 @@ import { SQL } from 'bun'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { makeTestDir } from '../helpers'
-import { describePg, pgDatabase, TEST_DATABASE_URL, withDatabase, type PgTestDatabase } from '../pg/harness'
+import { describePg, PG_MIGRATIONS, PG_TABLES, pgDatabase, publicTables, TEST_DATABASE_URL, withDatabase, type PgTestDatabase } from '../pg/harness'
 import { MIGRATIONS_TABLE } from '../../db/pg/migrate'
 
 const root = join(import.meta.dir, '../..')
@@ -89,9 +89,8 @@ describePg('PostgreSQL at startup', () => {
       expect(output).not.toContain(PASSWORD)
       const sql = new SQL({ url: d.url, max: 1 })
       const [applied] = await sql.unsafe(`SELECT count(*)::int AS n FROM ${MIGRATIONS_TABLE}`)
-      const [tables] = await sql.unsafe(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'`)
       await sql.close()
-      expect({ name, applied: applied.n, tables: tables.n }).toEqual({ name, applied: 2, tables: 16 })
+      expect({ name, applied: applied.n, tables: await publicTables(d.url) }).toEqual({ name, applied: PG_MIGRATIONS, tables: PG_TABLES })
     }
     expect(existsSync(databasePath)).toBe(false)
   }, 120_000)

@@ -6,12 +6,32 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
+import { join } from 'node:path'
+import { getTableName, is } from 'drizzle-orm'
+import { PgTable } from 'drizzle-orm/pg-core'
 import { pgClientOptions } from '../../db/pg/client'
-import { migratePg } from '../../db/pg/migrate'
+import { migratePg, pgMigrationsFolder } from '../../db/pg/migrate'
+import * as pgSchema from '../../db/pg/schema'
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined
 const underCi = process.env.CI === 'true'
 let saidSkipped = false
+
+/** How many migrations db/migrations/pg holds: a migrated database records each once. */
+export const PG_MIGRATIONS: number = (await Bun.file(join(pgMigrationsFolder, 'meta/_journal.json')).json()).entries.length
+/** The tables db/pg/schema.ts declares, sorted: what a migrated database's public schema holds. */
+export const PG_TABLES = Object.values(pgSchema).filter((v) => is(v, PgTable)).map((t) => getTableName(t as PgTable)).sort()
+
+/** The sorted names of the tables in the public schema of the database at `url`. */
+export async function publicTables(url: string): Promise<string[]> {
+  const sql = new SQL(pgClientOptions(url, { processName: 'test', poolSize: 1 }))
+  try {
+    const rows = await sql.unsafe(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`)
+    return [...rows].map((r: { name: string }) => r.name)
+  } finally {
+    await sql.close()
+  }
+}
 
 /**
  * `describe` for tests that need a PostgreSQL server: run when TEST_DATABASE_URL is set; skipped

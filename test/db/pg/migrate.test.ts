@@ -6,11 +6,10 @@
 import { afterAll, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { join } from 'node:path'
-import { describePg, pgDatabase, type PgTestDatabase } from '../../pg/harness'
-import { MIGRATION_LOCK_KEY, MIGRATIONS_TABLE, pgMigrationsFolder } from '../../../db/pg/migrate'
+import { describePg, PG_MIGRATIONS, PG_TABLES, pgDatabase, publicTables, type PgTestDatabase } from '../../pg/harness'
+import { MIGRATION_LOCK_KEY, MIGRATIONS_TABLE } from '../../../db/pg/migrate'
 
 const worker = join(import.meta.dir, 'migrate-worker.ts')
-const journal = (await Bun.file(join(pgMigrationsFolder, 'meta/_journal.json')).json()) as { entries: { tag: string }[] }
 const dbs: PgTestDatabase[] = []
 afterAll(() => Promise.all(dbs.map((d) => d.drop())))
 
@@ -44,10 +43,9 @@ describePg('PostgreSQL migrations', () => {
     const results = await Promise.all([1, 2, 3, 4, 5].map((n) => outcome(spawnWorker(url, n, startAt))))
     expect(results.map((r) => ({ code: r.code, stderr: r.stderr, ok: r.last?.startsWith('{') ? JSON.parse(r.last).ok : r.last }))).toEqual(Array(5).fill({ code: 0, stderr: '', ok: true }))
     const applied = await query<{ hash: string; n: number }>(url, `SELECT hash, count(*)::int AS n FROM ${MIGRATIONS_TABLE} GROUP BY hash`)
-    expect(applied.length).toBe(journal.entries.length)
+    expect(applied.length).toBe(PG_MIGRATIONS)
     expect(applied.every((r) => r.n === 1)).toBe(true)
-    const tables = await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'`)
-    expect(tables[0]!.n).toBe(16)
+    expect(await publicTables(url)).toEqual(PG_TABLES)
   }, 60_000)
 
   test('a process that finds the lock held waits, and migrates once it is given back', async () => {
@@ -59,8 +57,7 @@ describePg('PostgreSQL migrations', () => {
     const lines = p.stdout.getReader()
     const first = new TextDecoder().decode((await lines.read()).value)
     expect(first).toBe('waiting\n')
-    const applied = await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'`)
-    expect(applied[0]!.n).toBe(0) // nothing migrated while the lock is held
+    expect(await publicTables(url)).toEqual([]) // nothing migrated while the lock is held
     await conn.unsafe(`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`)
     conn.release()
     await holder.close()
@@ -74,7 +71,7 @@ describePg('PostgreSQL migrations', () => {
     const { url } = await fresh()
     for (const n of [1, 2]) expect((await outcome(spawnWorker(url, n, 0))).code).toBe(0)
     const applied = await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM ${MIGRATIONS_TABLE}`)
-    expect(applied[0]!.n).toBe(journal.entries.length)
+    expect(applied[0]!.n).toBe(PG_MIGRATIONS)
     const collations = await query<{ collation: string | null; n: number }>(
       url, `SELECT collation_name AS collation, count(*)::int AS n FROM information_schema.columns WHERE table_schema = 'public' AND data_type = 'text' GROUP BY 1`,
     )
