@@ -3,6 +3,7 @@
  * `bun run cli push-index <file.json> [teamId]`: deploy a content index definition (spec.md
  * "Events": the push command's deploy sends site.changed `index`). contract.md writes it without
  * a team: that works when the database holds exactly one team.
+ * `bun run cli copy-to-postgres [--from <file>] [--to <url>]`: cli/copy-to-postgres.ts.
  */
 import { openDbOrExit } from '../db/client'
 import { loadConfigOrExit } from '../core/config'
@@ -12,20 +13,22 @@ import { pushContentIndex } from '../core/teams/settings'
 import { stopOnPostgres } from '../core/postgres-startup'
 
 /**
- * The commands that run with DATABASE_URL set. None yet: core/ runs on SQLite only, so every
- * other command connects, migrates and stops (core/postgres-startup.ts). The copy of a SQLite
- * database into PostgreSQL joins here, and in the dispatch below.
+ * The commands that run with DATABASE_URL set: the copy of a SQLite database into PostgreSQL
+ * (dispatched below, before anything opens a database). core/ runs on SQLite only, so every
+ * other command connects, migrates and stops (core/postgres-startup.ts).
  */
-const POSTGRES_COMMANDS: readonly string[] = []
+const POSTGRES_COMMANDS: readonly string[] = ['copy-to-postgres']
 
 const args = process.argv.slice(2)
 const [command, file, teamId] = args
-const usage = 'usage: bun run cli seed <file.json> | bun run cli push-index <file.json> [teamId]'
+const usage = 'usage: bun run cli seed <file.json> | bun run cli push-index <file.json> [teamId] | bun run cli copy-to-postgres [--from <sqlite file>] [--to <postgres://...>]'
 
 if (command === '--help' || command === '-h' || command === 'help') {
   console.log(usage)
   process.exit(0)
 }
+// Loaded only for this command: seed and push-index on SQLite do not pay for the PostgreSQL modules.
+if (command === 'copy-to-postgres') process.exit(await (await import('./copy-to-postgres')).copyCommand(args.slice(1)))
 // An argument too many is a mistake (a second seed file, a team for seed), not something to drop.
 const most = command === 'push-index' ? 3 : 2
 if (!file || !(command === 'seed' || command === 'push-index') || args.length > most) {
