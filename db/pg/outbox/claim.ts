@@ -7,7 +7,7 @@
  */
 import type { SQL } from 'bun'
 import type { ClaimedRow, ClaimOptions } from '../../outbox/claim'
-import { ownerAliveSql } from './liveness'
+import { ownerDeadSql } from './liveness'
 import { listWebhookIds } from './webhook-ids'
 
 /**
@@ -45,7 +45,7 @@ export async function claimDue(sql: SQL, opts: PgClaimOptions): Promise<ClaimedR
        CROSS JOIN LATERAL (
          SELECT seq FROM outbox
          WHERE status = 'pending' AND webhook_id = b.webhook_id AND next_attempt_at <= $3
-           AND (lease_token IS NULL OR lease_expires_at <= $3 OR NOT ${ownerAliveSql('lease_token')})
+           AND (lease_token IS NULL OR lease_expires_at <= $3 OR ${ownerDeadSql('lease_token')})
          ORDER BY next_attempt_at, seq LIMIT b.budget
          FOR UPDATE SKIP LOCKED
        ) due

@@ -17,21 +17,26 @@ import type { ReservedSQL, SQL } from 'bun'
 export const OWNER_LOCK_SPACE = 0x0d15_7a7c
 
 /**
- * SQL: whether the owner of lease token `tokenSql` is alive. A token without an owner prefix
- * (a dispatcher that keeps no proof of life) always counts as alive: its lease is the rule. The
- * key is a 32-bit hash of the owner id: two owners with one hash only make a dead one look alive
- * (its rows wait for their leases), never a live one dead. `pg_locks` is read once per statement.
+ * SQL: whether the owner of lease token `tokenSql` is proved dead: no session holds its key, so
+ * this transaction can take it (`pg_try_advisory_xact_lock`; it is given back when the
+ * transaction ends, and meanwhile others see the owner as alive, the safe side). Asked per row
+ * and at the moment the row is read, not from a list of live owners read once per statement: a
+ * claim that re-checks a row another dispatcher leased a moment ago (the lease committed after
+ * the claim's snapshot) must see that dispatcher's lock, taken before its lease, even when it
+ * started during this statement. A token without an owner prefix (a dispatcher that keeps no
+ * proof of life) is never dead: its lease is the rule. The key is a 32-bit hash of the owner
+ * id: two owners with one hash only make a dead one look alive (its rows wait for their leases),
+ * never a live one dead. Never run it on the session that holds a lock (PgLiveness keeps its
+ * connection to itself): a session's own lock does not stop it from taking the key again.
  */
-export function ownerAliveSql(tokenSql: string): string {
-  return `(position('/' in ${tokenSql}) = 0 OR hashtext(split_part(${tokenSql}, '/', 1))::oid IN (
-    SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ${OWNER_LOCK_SPACE} AND objsubid = 2
-      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())))`
+export function ownerDeadSql(tokenSql: string): string {
+  return `(position('/' in ${tokenSql}) > 0 AND pg_try_advisory_xact_lock(${OWNER_LOCK_SPACE}, hashtext(split_part(${tokenSql}, '/', 1))))`
 }
 
-/** Whether some session holds the proof of life of dispatcher `owner`. */
+/** Whether some session holds the proof of life of dispatcher `owner` (on a pool: the key taken to test it is given back at once). */
 export async function ownerIsAlive(sql: SQL, owner: string): Promise<boolean> {
-  const [row] = await sql.unsafe(`SELECT ${ownerAliveSql('$1')} AS alive`, [`${owner}/x`])
-  return row.alive === true
+  const [row] = await sql.unsafe(`SELECT ${ownerDeadSql('$1::text')} AS dead`, [`${owner}/x`])
+  return row.dead === false
 }
 
 /** Keepalives of the lock's session: a vanished machine's lock goes after about 10 + 3 x 5 s, not the kernel's two hours. */
@@ -93,6 +98,9 @@ export class PgLiveness {
 
   /** Gives the lock up (a clean stop: nothing of this owner is leased any more, or what is may go at once). */
   async stop(): Promise<void> {
+    // Unlocked before the close returns: the server ends a closed session a moment later, and
+    // until then the owner would still look alive.
+    await this.conn?.unsafe('SELECT pg_advisory_unlock_all()').catch(() => {})
     await this.drop()
   }
 
