@@ -39,8 +39,12 @@ export async function ownerIsAlive(sql: SQL, owner: string): Promise<boolean> {
   return row.dead === false
 }
 
-/** Keepalives of the lock's session: a vanished machine's lock goes after about 10 + 3 x 5 s, not the kernel's two hours. */
-const KEEPALIVE = ['tcp_keepalives_idle = 10', 'tcp_keepalives_interval = 5', 'tcp_keepalives_count = 3', 'tcp_user_timeout = 25000']
+/**
+ * The lock's session: keepalives, so a vanished machine's lock goes after about 10 + 3 x 5 s,
+ * not the kernel's two hours; and never ended for idleness (a server-wide `idle_session_timeout`
+ * would make a live dispatcher look dead). The pool's statement timeouts stay.
+ */
+const SESSION = ['tcp_keepalives_idle = 10', 'tcp_keepalives_interval = 5', 'tcp_keepalives_count = 3', 'tcp_user_timeout = 25000', 'idle_session_timeout = 0']
 
 /** One dispatcher's proof of life: its owner id, and the connection that holds its lock. */
 export class PgLiveness {
@@ -50,7 +54,7 @@ export class PgLiveness {
   constructor(private readonly sql: SQL) {}
 
   /**
-   * Reserves a connection and takes the lock of a fresh owner id on it; returns the owner id,
+   * Reserves a connection of the pool for good (a pool of N serves N - 1 queries at once) and takes the lock of a fresh owner id on it; returns the owner id,
    * the prefix of every lease token this dispatcher writes. Only a dispatcher holding the
    * lock may write `<owner>/...` tokens: another one would find them dead and take the rows.
    */
@@ -58,7 +62,7 @@ export class PgLiveness {
     if (this.ownerId) return this.ownerId
     const conn = await this.sql.reserve()
     try {
-      for (const setting of KEEPALIVE) await conn.unsafe(`SET ${setting}`)
+      for (const setting of SESSION) await conn.unsafe(`SET ${setting}`)
       for (;;) {
         const owner = crypto.randomUUID()
         // try, not wait: a key already held is another live owner's hash; a new id takes another key.

@@ -8,13 +8,14 @@
  * - `hold <url> <leaseMs> <limit>`: claims once, then holds its leases (and its lock) until killed.
  */
 import { SQL } from 'bun'
+import { pgClientOptions } from '../../../../db/pg/client'
 import { claimDue } from '../../../../db/pg/outbox/claim'
 import { PgLiveness } from '../../../../db/pg/outbox/liveness'
 import { recordAttempts } from '../../../../db/pg/outbox/record-attempts'
 
 const [mode, url, leaseArg, limitArg] = process.argv.slice(2)
 const leaseMs = Number(leaseArg)
-const sql = new SQL(url!, { max: 2 })
+const sql = new SQL(pgClientOptions(url!, { processName: `claimer ${mode}`, poolSize: 2 }))
 const liveness = new PgLiveness(sql)
 const owner = await liveness.start()
 const out = (line: string) => process.stdout.write(line + '\n')

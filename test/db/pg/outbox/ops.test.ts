@@ -3,9 +3,10 @@
  * life (the twin of test/db/outbox/outbox.test.ts), and a claim beside another claim's open
  * transaction: SKIP LOCKED passes over its rows instead of waiting for them.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, beforeEach, expect, test } from 'bun:test'
 import type { SQL } from 'bun'
-import { createPgTestDb, seedOutbox, seedWebhooks, skipReason, type PgTestDb } from './harness'
+import { describePg } from '../../../pg/harness'
+import { outboxTestDb, seedOutbox, seedWebhooks, type OutboxTestDb } from './fixtures'
 import { claimDue } from '../../../../db/pg/outbox/claim'
 import { insertEvent } from '../../../../db/pg/outbox/insert-event'
 import { recordAttempts } from '../../../../db/pg/outbox/record-attempts'
@@ -15,11 +16,11 @@ import { listWebhookIds } from '../../../../db/pg/outbox/webhook-ids'
 
 const answer = (statusCode: number) => ({ statusCode, error: null, durationMs: 3, responseBody: 'ok' })
 
-describe.skipIf(skipReason !== null)('outbox operations on PostgreSQL', () => {
-  let db: PgTestDb
+describePg('outbox operations on PostgreSQL', () => {
+  let db: OutboxTestDb
   let sql: SQL
   beforeAll(async () => {
-    db = await createPgTestDb()
+    db = await outboxTestDb()
     sql = db.sql
     await seedWebhooks(sql, 2)
   })

@@ -4,9 +4,10 @@
  * kill -9 has its rows taken by another within seconds, not at lease expiry; a claimer stopped
  * with SIGSTOP keeps them until its leases expire.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, beforeEach, expect, test } from 'bun:test'
 import type { SQL, Subprocess } from 'bun'
-import { createPgTestDb, seedOutbox, seedWebhooks, skipReason, type PgTestDb } from './harness'
+import { describePg } from '../../../pg/harness'
+import { outboxTestDb, seedOutbox, seedWebhooks, type OutboxTestDb } from './fixtures'
 import { claimDue } from '../../../../db/pg/outbox/claim'
 import { ownerIsAlive, PgLiveness } from '../../../../db/pg/outbox/liveness'
 
@@ -46,12 +47,12 @@ async function spawnClaimer(args: string[]): Promise<Claimer> {
 
 const claimedSeqs = (c: Claimer) => c.lines.filter((l) => l.startsWith('claimed ')).flatMap((l) => l.split(' ')[3]!.split(',').map(Number))
 
-describe.skipIf(skipReason !== null)('claims across processes on PostgreSQL', () => {
-  let db: PgTestDb
+describePg('claims across processes on PostgreSQL', () => {
+  let db: OutboxTestDb
   let sql: SQL
   const running: Claimer[] = []
   beforeAll(async () => {
-    db = await createPgTestDb()
+    db = await outboxTestDb()
     sql = db.sql
     await seedWebhooks(sql, 5)
   })

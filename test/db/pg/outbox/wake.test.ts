@@ -4,9 +4,11 @@
  * not; a listener whose connection was cut is woken once it is back. And proof of life lost
  * with its session (db/pg/outbox/liveness.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { SQL } from 'bun'
-import { createPgTestDb, seedWebhooks, skipReason, type PgTestDb } from './harness'
+import { pgClientOptions } from '../../../../db/pg/client'
+import { describePg } from '../../../pg/harness'
+import { outboxTestDb, seedWebhooks, type OutboxTestDb } from './fixtures'
 import { insertEvent } from '../../../../db/pg/outbox/insert-event'
 import { listenForWakes } from '../../../../db/pg/outbox/wake'
 import { ownerIsAlive, PgLiveness } from '../../../../db/pg/outbox/liveness'
@@ -21,13 +23,13 @@ async function until(check: () => boolean, timeoutMs: number, what: string) {
   }
 }
 
-describe.skipIf(skipReason !== null)('wake on commit and proof of life on PostgreSQL', () => {
-  let db: PgTestDb
+describePg('wake on commit and proof of life on PostgreSQL', () => {
+  let db: OutboxTestDb
   let listening: SQL
   beforeAll(async () => {
-    db = await createPgTestDb()
+    db = await outboxTestDb()
     await seedWebhooks(db.sql, 2)
-    listening = new SQL(db.url, { max: 1 }) // the dispatcher's side: a pool of its own
+    listening = new SQL(pgClientOptions(db.url, { processName: 'test listener', poolSize: 1 })) // the dispatcher's side: a pool of its own
   })
   afterAll(async () => {
     await listening?.close()
