@@ -45,7 +45,18 @@ async function spawnClaimer(args: string[]): Promise<Claimer> {
   return { proc, owner, lines, line }
 }
 
-const claimedSeqs = (c: Claimer) => c.lines.filter((l) => l.startsWith('claimed ')).flatMap((l) => l.split(' ')[3]!.split(',').map(Number))
+interface Claim {
+  token: string
+  now: number
+  expires: number
+  seqs: number[]
+}
+const claimsOf = (c: Claimer): Claim[] =>
+  c.lines.filter((l) => l.startsWith('claimed ')).map((l) => {
+    const [, token, now, expires, seqs] = l.split(' ')
+    return { token: token!, now: Number(now), expires: Number(expires), seqs: seqs!.split(',').map(Number) }
+  })
+const claimedSeqs = (c: Claimer) => claimsOf(c).flatMap((k) => k.seqs)
 
 describePg('claims across processes on PostgreSQL', () => {
   let db: OutboxTestDb
@@ -83,7 +94,31 @@ describePg('claims across processes on PostgreSQL', () => {
     expect(claimers.map((c) => c.lines.find((l) => l.startsWith('refused ')))).toEqual(['refused 0', 'refused 0', 'refused 0'])
     expect(await sql`SELECT status, count(*)::int AS n FROM outbox GROUP BY status`).toEqual([{ status: 'delivered', n: 5000 }])
     expect(await sql`SELECT count(*)::int AS n, count(DISTINCT outbox_seq)::int AS rows, max(attempt) AS most FROM delivery_attempts`).toEqual([{ n: 5000, rows: 5000, most: 1 }])
-    console.log(`3 processes drained 5,000 rows in ${ms.toFixed(0)} ms (claims per process: ${per.map((p) => p.length).join(', ')})`)
+    console.log(`3 processes drained 5,000 rows in ${ms.toFixed(0)} ms (rows claimed per process: ${per.map((p) => p.length).join(', ')})`)
+  })
+
+  test('three claiming processes with 40 ms leases and sends of up to 80 ms: a row is claimed again only after its lease expired, and delivered once', async () => {
+    await seedOutbox(sql, ['w0', 'w1', 'w2', 'w3', 'w4'], 200, 0)
+    const leaseMs = 40
+    const claimers = await Promise.all([0, 1, 2].map(() => spawnClaimer(['drain', db.url, String(leaseMs), '80'])))
+    running.push(...claimers)
+    for (const c of claimers) c.proc.stdin.write('go\n'), c.proc.stdin.flush()
+    await Promise.all(claimers.map((c) => c.line('done', 120_000)))
+    expect(await Promise.all(claimers.map((c) => c.proc.exited))).toEqual([0, 0, 0])
+    const bySeq = new Map<number, Claim[]>()
+    for (const claim of claimers.flatMap(claimsOf)) for (const seq of claim.seqs) bySeq.set(seq, [...(bySeq.get(seq) ?? []), claim])
+    expect(bySeq.size).toBe(1000)
+    let again = 0
+    for (const claims of bySeq.values()) {
+      claims.sort((a, b) => a.now - b.now)
+      for (let i = 1; i < claims.length; i++, again++) expect(claims[i]!.now).toBeGreaterThanOrEqual(claims[i - 1]!.expires)
+    }
+    expect(again).toBeGreaterThan(0) // leases did run out: the check above had something to check
+    const refused = claimers.reduce((n, c) => n + Number(c.lines.find((l) => l.startsWith('refused '))!.split(' ')[1]), 0)
+    expect(refused).toBe(again) // every claim but the last of each row lost its lease before its record
+    expect(await sql`SELECT status, count(*)::int AS n FROM outbox GROUP BY status`).toEqual([{ status: 'delivered', n: 1000 }])
+    expect(await sql`SELECT count(*)::int AS n, count(DISTINCT outbox_seq)::int AS rows, max(attempt) AS most FROM delivery_attempts`).toEqual([{ n: 1000, rows: 1000, most: 1 }])
+    console.log(`40 ms leases: ${again} of ${again + 1000} claims were of rows whose earlier lease had expired; none overlapped`)
   })
 
   test('a claimer killed with kill -9 while holding leases: another process takes its rows within 5 s, long before the leases expire', async () => {
@@ -123,7 +158,8 @@ describePg('claims across processes on PostgreSQL', () => {
     const leaseMs = 3000
     const stopped = await spawnClaimer(['hold', db.url, String(leaseMs), '20'])
     running.push(stopped)
-    const expires = Number((await stopped.line('claimed ')).split(' ')[2]) // at or after the lease it wrote
+    await stopped.line('claimed ')
+    const { expires } = claimsOf(stopped)[0]!
     stopped.proc.kill('SIGSTOP')
     try {
       // Until the lease expires (checked up to 300 ms before): alive, so nothing is due.
