@@ -23,7 +23,9 @@ export type PgClaimOptions = Omit<ClaimOptions, 'mayWrite' | 'deadOwners'>
  * dead receiver never starves the others), filled in the order of `webhookIds` until `limit`.
  * `SKIP LOCKED` makes concurrent claims pass over each other's rows rather than wait for them,
  * and a row another claim leased since this one's snapshot fails the re-check of `DUE` on its
- * new version: two dispatchers never hold the same row inside a lease.
+ * new version: two dispatchers never hold the same row inside a lease. Run it on the pool (or a
+ * READ COMMITTED transaction): under REPEATABLE READ such a row fails the claim with a
+ * serialization error instead of being passed over.
  */
 export async function claimDue(sql: SQL, opts: PgClaimOptions): Promise<ClaimedRow[]> {
   if (opts.limit <= 0) return []
