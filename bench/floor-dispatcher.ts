@@ -99,7 +99,7 @@ process.on('SIGTERM', () => {
 })
 
 // FLOOR_WAKE=1 (bench/latency-floor.ts): woken by the api's hint on commit too, as the real
-// dispatcher is (dispatcher/wake-listener.ts), so its latency is the floor of a woken sender.
+// dispatcher is (db/outbox/wake-listener.ts), so its latency is the floor of a woken sender.
 let portFile: string | null = null
 if (process.env.FLOOR_WAKE) {
   const socket = await Bun.udpSocket({ hostname: '127.0.0.1', port: 0, socket: { data: () => pump() } })

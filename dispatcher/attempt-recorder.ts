@@ -2,13 +2,14 @@
  * The attempt recorder: answered attempts wait here and are written together, one write
  * transaction for many (a commit costs about as much as the rows it writes). A batch is
  * written once `batch` answers wait, or `waitMs` after the first. An answered row keeps its
- * lease until recorded: a crash before that sends it again (at least once). No SQLite here:
- * the write is passed in.
+ * lease until recorded: a crash before that sends it again (at least once). No database here:
+ * the write is passed in (OutboxStore.recordAttempts). On PostgreSQL a batch may be written while
+ * the previous one is still on its way: they touch different rows, each under its own token.
  */
 
 export interface RecorderDeps<C> {
   /** Writes a batch in one transaction; per item, whether its lease was still held. */
-  write: (batch: C[]) => boolean[]
+  write: (batch: C[]) => boolean[] | Promise<boolean[]>
   /** Asked before each write: false (another process holds the write lock) tries again after a backoff. */
   mayWrite: () => boolean
   /** A write that threw: nothing was recorded (the leases expire and the rows are sent again). */
@@ -47,15 +48,15 @@ export class AttemptRecorder<C> {
     return new Promise((resolve) => {
       this.waiting.push(c)
       this.done.push(resolve)
-      if (this.waiting.length >= this.batch) this.flush()
+      if (this.waiting.length >= this.batch) void this.flush()
       else this.timer ??= setTimeout(this.flushNow, this.waitMs)
     })
   }
 
-  private readonly flushNow = () => this.flush()
+  private readonly flushNow = () => void this.flush()
 
   /** Writes what waits now (unless the lock is taken: then after a backoff). */
-  flush(): void {
+  async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
     if (this.waiting.length === 0) return
@@ -70,7 +71,7 @@ export class AttemptRecorder<C> {
     const done = this.done.splice(0)
     let kept: boolean[]
     try {
-      kept = this.deps.write(batch)
+      kept = await this.deps.write(batch)
     } catch (err) {
       this.deps.onError(err)
       kept = batch.map(() => false)

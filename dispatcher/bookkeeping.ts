@@ -1,10 +1,13 @@
 /**
  * The bookkeeping of a full pass, before its claim: a WAL checkpoint, due scheduled publishes,
  * the index job, site-change coalescing and a step of the retention sweep. Each step is
- * logged and skipped when it fails, and never keeps deliveries from going out.
+ * logged and skipped when it fails, and never keeps deliveries from going out. The checkpoint
+ * and the retention sweep are outbox work (OutboxStore); schedules, the index job, revision
+ * compression and site changes are core's and run on the SQLite database (`db`) until core/
+ * runs on PostgreSQL too.
  */
-import { checkpoint, type Db, type MayWrite } from '../db/client'
-import { pruneDeliveries } from '../db/outbox/prune'
+import type { Db, MayWrite } from '../db/client'
+import type { OutboxStore } from '../db/outbox/store'
 import type { Logger } from '../core/log'
 import { countPersisted, WORKER_PUBLISH_REVISIONS } from '../core/metrics'
 import { runDueSchedules } from '../core/publish/scheduled'
@@ -23,6 +26,7 @@ const PRUNE_EVERY_MS = 10 * 60_000
 
 export interface BookkeepingDeps {
   db: Db
+  store: OutboxStore
   log: Logger
   mayWrite: MayWrite
   /** Run PASSIVE WAL checkpoints here (dispatcher/main.ts runs them on a worker thread instead). */
@@ -34,30 +38,30 @@ export interface BookkeepingDeps {
 }
 
 /** Builds the bookkeeping step; call it with the pass's time and whether sends are in flight. */
-export function createBookkeeping(deps: BookkeepingDeps): (at: number, busy: boolean) => void {
-  const { db, log, mayWrite } = deps
+export function createBookkeeping(deps: BookkeepingDeps): (at: number, busy: boolean) => Promise<void> {
+  const { db, store, log, mayWrite } = deps
   let lastCheckpoint = 0
   let nextPruneAt = 0
   /** Where the retention sweep goes on (an outbox seq; 0 starts a sweep). */
   let pruneFrom = 0
 
-  const safely = (step: string, fn: () => void) => {
+  const safely = async (step: string, fn: () => unknown) => {
     try {
-      fn()
+      await fn()
     } catch (err) {
       log.error({ err, step }, 'dispatcher step failed')
     }
   }
 
-  return (at, busy) => {
+  return async (at, busy) => {
     // PASSIVE WAL checkpoint here, off the api's write path (db/client.ts). While sends are in
     // flight, at most once a second: each checkpoint copies every page changed since the last
     // one and syncs the file, so spacing them out under load copies a hot page once, not 4 times.
     if (deps.checkpoints && (!busy || at - lastCheckpoint >= CHECKPOINT_BUSY_MS || at < lastCheckpoint)) {
       lastCheckpoint = at
-      safely('checkpoint', () => checkpoint(db))
+      await safely('checkpoint', () => store.checkpoint())
     }
-    safely('scheduled publishes', () => {
+    await safely('scheduled publishes', () => {
       const failed = (s: { documentId: string; teamId: string }, err: unknown) => log.error({ err, teamId: s.teamId, documentId: s.documentId }, 'scheduled publish failed; tried again in a minute')
       // Counted in the database (the dispatcher serves no /metrics): see core/publish/scheduled.ts.
       const counted = (conn: Parameters<typeof countPersisted>[0], outcome: 'ok' | 'error') => countPersisted(conn, WORKER_PUBLISH_REVISIONS, outcome)
@@ -65,15 +69,15 @@ export function createBookkeeping(deps: BookkeepingDeps): (at: number, busy: boo
         log.info({ documentId: item.id, status: item.status, ...(item.status === 1 ? { reason: item.reason } : {}) }, 'scheduled publish')
       }
     })
-    safely('index job', () => runIndexJob(db, mayWrite))
-    safely('revision compression', () => compressRevisionsStep(db, mayWrite, log))
-    safely('site changes', () => {
+    await safely('index job', () => runIndexJob(db, mayWrite))
+    await safely('revision compression', () => compressRevisionsStep(db, mayWrite, log))
+    await safely('site changes', () => {
       const rules = { now: at, quietMs: deps.siteChangeQuietMs, maxHoldMs: deps.siteChangeMaxHoldMs }
       for (const teamId of emitDueSiteChanges(db, rules, mayWrite)) log.info({ teamId }, 'site.changed emitted')
     })
     if (deps.retentionMs > 0 && (at >= nextPruneAt || at < nextPruneAt - PRUNE_EVERY_MS)) {
-      safely('retention', () => {
-        const { next, ...pruned } = pruneDeliveries(db.$client, at - deps.retentionMs, PRUNE_BATCH, mayWrite, pruneFrom)
+      await safely('retention', async () => {
+        const { next, ...pruned } = await store.prune(at - deps.retentionMs, PRUNE_BATCH, mayWrite, pruneFrom)
         // Mid-sweep (or the lock was taken): the next pass goes on; at the end, a new sweep in a while.
         pruneFrom = next ?? 0
         nextPruneAt = next === null ? at + PRUNE_EVERY_MS : at

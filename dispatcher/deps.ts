@@ -1,12 +1,19 @@
 /** What `createDispatcher` (loop.ts) is given: its database, logger, clock and limits. */
 import type { Db } from '../db/client'
+import type { OutboxStore } from '../db/outbox/store'
 import type { Logger } from '../core/log'
 import type { Metrics } from '../core/metrics'
 import type { Lookup } from '../core/delivery/ssrf'
 
 /** The dependencies and settings of one dispatcher; only `db`, `log`, `metrics` and `pollMs` are required. */
 export interface DispatcherDeps {
+  /** The SQLite database core's work runs on (schedules, site changes, the index job, revision compression). */
   db: Db
+  /**
+   * Where every piece of outbox work goes (db/outbox/store.ts). Default: the outbox of `db`
+   * (db/outbox/sqlite-store.ts) with the proof of life in `livenessDir`.
+   */
+  store?: OutboxStore
   log: Logger
   metrics: Metrics
   pollMs: number
@@ -45,8 +52,9 @@ export interface DispatcherDeps {
    */
   deliveryRetentionMs?: number
   /**
-   * Where started dispatchers keep their proof of life (dispatcher/liveness.ts), next to the
-   * database: rows of one proved dead are claimed at once. Unset: leases alone (tests).
+   * Where started dispatchers keep their proof of life (db/outbox/liveness.ts), next to the
+   * database: rows of one proved dead are claimed at once. Unset: leases alone (tests). Only for
+   * the default SQLite store: a store passed in keeps its own proof of life.
    */
   livenessDir?: string
 }

@@ -6,21 +6,19 @@
  * pool (send-pool.ts), which starts what its slots allow. Sends are not awaited by the polling
  * loop, so one slow receiver never holds back the others (spec.md "Delivery rules" 2). Answers
  * go to the attempt recorder (attempt-recorder.ts); sends read their webhook through the
- * webhook cache (webhook-cache.ts). docs/dispatcher.md tells the whole of it.
+ * webhook cache (webhook-cache.ts). Every piece of outbox work goes through one OutboxStore
+ * (db/outbox/store.ts), awaited. docs/dispatcher.md tells the whole of it.
  */
-import { writeLockFreeNow } from '../db/client'
-import { claimDue, type ClaimedRow } from '../db/outbox/claim'
-import { nextAttemptTime, recordAttempts, type Completion } from '../db/outbox/record-attempts'
-import { releaseLease } from '../db/outbox/release-lease'
-import { loadSendTarget, type SendTarget } from '../db/outbox/send-target'
-import { listWebhookIds } from '../db/outbox/webhook-ids'
+import { nextAttemptTime } from '../db/outbox/record-attempts'
+import { SqliteOutboxStore } from '../db/outbox/sqlite-store'
+import type { ClaimedRow, Completion, SendTarget } from '../db/outbox/store'
 import { deliverOnce, type DeliverOptions } from '../core/delivery/deliver'
 import { nextStep } from '../core/delivery/retry'
 import { logAttempt } from './attempt-log'
 import { AttemptRecorder } from './attempt-recorder'
-import { Liveness } from './liveness'
-import { listenForWakes, type WakeListener } from './wake-listener'
 import { createBookkeeping } from './bookkeeping'
+import { OneAtATime } from './one-at-a-time'
+import { ProofOfLife } from './proof-of-life'
 import { SendPool, type Slot } from './send-pool'
 import { WebhookCache } from './webhook-cache'
 import { WriteGate } from './write-gate'
@@ -32,11 +30,12 @@ export type { DispatcherDeps } from './deps'
 const FAST_MS = 1000
 /** A send unanswered for this long stops counting against `concurrency` (send-pool.ts). */
 const STALL_MS = 1000
+/** The cache holds the read's promise, never null; this stands in for a missing one. */
+const NO_TARGET = Promise.resolve(null)
 
 /** Builds a dispatcher over `deps.db`; nothing runs until `start()` or `runOnce()`. */
 export function createDispatcher(deps: DispatcherDeps) {
   const { db, log } = deps
-  const client = db.$client
   const now = deps.now ?? Date.now
   const timeoutMs = deps.timeoutMs ?? 30_000
   const leaseMs = deps.leaseMs ?? timeoutMs + 30_000
@@ -49,32 +48,33 @@ export function createDispatcher(deps: DispatcherDeps) {
     concurrency, perWebhook, maxStalled: deps.maxStalled ?? 4 * concurrency, maxQueueWaitMs, stallMs: STALL_MS, fastMs: FAST_MS,
     claimAhead: maxQueueWaitMs >= 3000 ? (deps.claimAhead ?? 4 * perWebhook) : 0,
   })
+  const store = deps.store ?? new SqliteOutboxStore(db, { livenessDir: deps.livenessDir, leaseMs })
   const random = deps.random ?? Math.random
   // One options object for every send (a delivery's JavaScript is counted in microseconds).
   const sendOptions: DeliverOptions = { fetch: deps.fetch ?? fetch, timeoutMs, allowPrivateTargets: deps.allowPrivateTargets ?? false, lookup: deps.lookup, now }
-  const gate = new WriteGate(() => writeLockFreeNow(db), now, log)
+  const gate = new WriteGate(() => store.writeLockFree(), now, log)
   const recorder = new AttemptRecorder<Completion>({
-    write: (batch) => recordAttempts(client, batch, now()),
+    write: (batch) => store.recordAttempts(batch, now()),
     mayWrite: gate.free,
     // Nothing recorded: the leases expire and the rows are sent again (at least once).
     onError: (err) => log.error({ err }, 'recording attempts failed'),
   })
   /** Changes when another process commits; read by the webhook cache and `tick`. */
-  const dataVersion = client.query<{ data_version: number }, []>('PRAGMA data_version')
-  const readVersion = () => dataVersion.get()!.data_version
-  const webhooks = new WebhookCache<SendTarget>((id) => loadSendTarget(client, id), readVersion)
+  const readVersion = () => store.commitVersion()
+  // The cache keeps the read's promise: a send awaits its webhook as it was read at take time.
+  const webhooks = new WebhookCache<Promise<SendTarget | null>>((id) => store.sendTarget(id), readVersion)
   const bookkeeping = createBookkeeping({
-    db, log, mayWrite: gate.free, checkpoints: deps.checkpoints !== false,
+    db, store, log, mayWrite: gate.free, checkpoints: deps.checkpoints !== false,
     siteChangeQuietMs: deps.siteChangeQuietMs ?? 30_000, siteChangeMaxHoldMs: deps.siteChangeMaxHoldMs ?? 1_800_000,
     retentionMs: deps.deliveryRetentionMs ?? 30 * 86_400_000,
   })
 
-  const liveness = deps.livenessDir ? new Liveness(deps.livenessDir, leaseMs) : null
-  /** Set once the proof of life is held: claims then write owned lease tokens. */
-  let owner: string | undefined
-  /** The wake hint socket, while started with a proof of life. */
-  let wake: Promise<WakeListener | null> | null = null
+  const proof = new ProofOfLife(store, log, deps.livenessDir)
+  /** start()'s taking of the proof of life, which stop() waits for. */
+  let starting: Promise<void> | null = null
   let stopped = true
+  /** Counts stop() calls: a claim that answers after one gives its rows back (runOnce claims while `stopped`). */
+  let stops = 0
   let timer: ReturnType<typeof setTimeout> | null = null
   /** Sends started and not yet recorded (what stop() waits for), and who waits for none. */
   let inFlight = 0
@@ -87,14 +87,12 @@ export function createDispatcher(deps: DispatcherDeps) {
   let claimSkipped = false
 
   /** Sends one claimed row to `webhook` as it is now (null: deleted) and records the attempt under its lease. */
-  async function send(row: ClaimedRow, webhook: SendTarget | null, slot: Slot): Promise<void> {
+  async function send(row: ClaimedRow, target: Promise<SendTarget | null>, slot: Slot): Promise<void> {
     try {
-      if (!webhook) {
-        // Deleted: give the row back after a turn of the event loop, so that freeing its slot (which
-        // starts the next queued row, maybe of the same webhook) does not recurse once per row.
-        await Promise.resolve()
-        return releaseLease(client, row)
-      }
+      // Awaited even when already read: freeing a deleted webhook's slot (which starts the next
+      // queued row, maybe of the same webhook) then comes a turn later, never recursing once per row.
+      const webhook = await target
+      if (!webhook) return await store.releaseLease(row)
       const startedAt = now()
       const result = await deliverOnce({ webhook, payload: row.payload, eventType: row.eventType, eventId: row.eventId }, sendOptions)
       // The answer is in: the send slot is free now (as in a bare fetch loop), the record follows.
@@ -103,7 +101,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       const step = nextStep(row.attempts + 1, result, random())
       const kept = await recorder.record({ row, result, step, startedAt })
       if (kept && step.status === 'pending') wakeAt(nextAttemptTime({ result, step, startedAt })!)
-      logAttempt(log, client, row, result, step, kept)
+      logAttempt(log, row, result, step, kept, !kept && !(await store.rowExists(row.seq)))
     } catch (err) {
       log.error({ err, eventId: row.eventId, webhookId: row.webhookId }, 'delivery crashed')
     } finally {
@@ -122,16 +120,11 @@ export function createDispatcher(deps: DispatcherDeps) {
 
   const startSend = (row: ClaimedRow, slot: Slot) => {
     inFlight++
-    const done = send(row, webhooks.get(row.webhookId), slot)
+    const done = send(row, webhooks.get(row.webhookId) ?? NO_TARGET, slot)
     sink?.push(done)
   }
-  const giveBack = (row: ClaimedRow) => {
-    try {
-      releaseLease(client, row)
-    } catch (err) {
-      log.error({ err }, 'releasing a lease failed') // it expires instead
-    }
-  }
+  const giveBack = (row: ClaimedRow) =>
+    store.releaseLease(row).catch((err) => log.error({ err }, 'releasing a lease failed')) // it expires instead
 
   /** Moves queued rows onto free send slots (send-pool.ts); returns how many started. */
   function pump(): number {
@@ -141,26 +134,40 @@ export function createDispatcher(deps: DispatcherDeps) {
     return pool.take(t, startSend, giveBack)
   }
 
-  /** Claims due rows within each webhook's budget (send-pool.ts), queues them and starts what the slots allow. */
-  function claimAndSend(at: number, ahead: boolean, fresh: boolean): number {
-    // Claims between full passes use the webhook list of the last pass or outside commit (an
-    // unchanged list needs no read: a refill with every budget spent touches no SQLite at all).
-    if (fresh || !webhookIds) webhookIds = listWebhookIds(client)
+  type ClaimAsk = { at: number; ahead: boolean; fresh: boolean }
+  /** One claim at a time (one-at-a-time.ts): a claim asked while one runs follows it. */
+  const claims = new OneAtATime<ClaimAsk>(claimOnce, (q, a) => ({ at: a.at, ahead: a.ahead || !!q?.ahead, fresh: a.fresh || !!q?.fresh }))
+
+  /**
+   * Claims due rows within each webhook's budget (send-pool.ts), queues them and starts what the
+   * slots allow. Claims between full passes use the webhook list of the last pass or outside
+   * commit: with every budget spent, no promise and no query at all.
+   */
+  function claimAndSend(at: number, ahead: boolean, fresh: boolean): Promise<void> | void {
+    if (!fresh && webhookIds && !claims.busy && !webhookIds.some((id) => pool.budget(id, ahead) > 0)) return void pump()
+    return claims.run({ at, ahead, fresh })
+  }
+
+  async function claimOnce({ at, ahead, fresh }: ClaimAsk): Promise<void> {
+    const stopsBefore = stops
+    if (fresh || !webhookIds) webhookIds = await store.webhookIds()
     const budget = (id: string) => pool.budget(id, ahead)
-    if (!webhookIds.some((id) => budget(id) > 0)) return pump()
+    if (!webhookIds.some((id) => budget(id) > 0)) return void pump()
     claimSkipped = false
     const mayWrite = () => {
       claimSkipped = !gate.free()
       return !claimSkipped
     }
-    const rows = claimDue(client, { now: at, leaseMs, limit: pool.claimLimit(ahead), budget, webhookIds, mayWrite, owner, deadOwners: liveness?.deadOwners })
+    const rows = await store.claim({ now: at, leaseMs, limit: pool.claimLimit(ahead), budget, webhookIds, mayWrite })
+    // Stopped while the claim was on its way (PostgreSQL): the rows go back at once.
+    if (stops !== stopsBefore) return void (await Promise.all(rows.map(giveBack)))
     if (rows.length > 0) {
       // Each claim reads the webhooks again (the api in this process commits on this connection,
       // which data_version does not count).
       webhooks.refresh(true, now())
       pool.add(rows, now())
     }
-    return pump()
+    pump()
   }
 
   // While started, freed slots are refilled at once (one cheap claim per event-loop turn, not
@@ -173,11 +180,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     if (stopped) return
     const fresh = hinted
     hinted = false
-    try {
-      claimAndSend(now(), true, fresh)
-    } catch (err) {
-      log.error({ err }, 'claim failed')
-    }
+    claimAndSend(now(), true, fresh)?.catch((err) => log.error({ err }, 'claim failed'))
   }
   function refill() {
     if (stopped || refillQueued) return
@@ -200,11 +203,11 @@ export function createDispatcher(deps: DispatcherDeps) {
     wakes.add(t)
   }
 
-  /** A full pass: bookkeeping, then claims; returns how many sends it started. */
-  function pass(at: number): number {
-    bookkeeping(at, inFlight > 0)
-    if (owner) liveness!.scan(at)
-    return claimAndSend(at, !stopped, true)
+  /** A full pass: bookkeeping, the proof of life, then claims. */
+  async function pass(at: number): Promise<void> {
+    await bookkeeping(at, inFlight > 0)
+    await proof.check(at)
+    await claimAndSend(at, !stopped, true)
   }
 
   /** One pass at `at`, waiting for the sends it started. Returns how many rows it sent. */
@@ -212,7 +215,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     const sends: Promise<void>[] = []
     sink = sends
     try {
-      pass(at)
+      await pass(at)
     } finally {
       sink = null
     }
@@ -231,7 +234,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const wakeMs = Math.min(10, deps.pollMs)
   let lastDataVersion = -1
   let lastFullPass = 0
-  function tick() {
+  async function tick() {
     if (stopped) return
     try {
       const at = now()
@@ -241,9 +244,9 @@ export function createDispatcher(deps: DispatcherDeps) {
       lastDataVersion = v
       if (at - lastFullPass >= deps.pollMs) {
         lastFullPass = at
-        pass(at)
+        await pass(at)
       } else if (changed || claimSkipped) {
-        claimAndSend(at, true, true)
+        await claimAndSend(at, true, true)
       }
     } catch (err) {
       log.error({ err }, 'dispatcher pass failed')
@@ -257,30 +260,26 @@ export function createDispatcher(deps: DispatcherDeps) {
     /** Starts polling. */
     start() {
       stopped = false
-      if (liveness?.start()) {
-        owner = liveness.owner
-        const onWake = () => {
-          hinted = true
-          refill()
-        }
-        wake = listenForWakes(deps.livenessDir!, owner, onWake)
+      const onWake = () => {
+        hinted = true
+        refill()
       }
-      else if (liveness) log.warn({ livenessDir: deps.livenessDir }, 'no proof of life could be kept; after a crash, this dispatcher\'s rows come back when their leases expire')
-      tick()
+      // The first tick once the proof is held: every lease this dispatcher writes names its owner.
+      starting = proof.start(onWake, deps.livenessDir !== undefined || deps.store !== undefined).then(tick)
     },
     /** Stops claiming, then waits for the sends in flight (each bounded by the timeout) and their records. */
     async stop() {
       stopped = true
+      stops++
       if (timer) clearTimeout(timer)
       for (const w of wakes) clearTimeout(w)
       wakes.clear()
+      await starting
+      await claims.idle()
       // Rows claimed ahead and not sent go back at once rather than when their lease expires.
-      for (const row of pool.drain()) giveBack(row)
+      await Promise.all(pool.drain().map(giveBack))
       if (inFlight > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve))
-      ;(await wake)?.close()
-      wake = null
-      liveness?.stop()
-      owner = undefined
+      await proof.stop()
     },
     inFlight: () => inFlight,
   }

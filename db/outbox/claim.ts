@@ -22,7 +22,7 @@ export interface ClaimOptions {
   budget?: (webhookId: string) => number
   /** Asked once rows are found due, before the lease is written; false claims nothing now. */
   mayWrite?: MayWrite
-  /** The claiming dispatcher's owner id (dispatcher/liveness.ts): its lease tokens are `<owner>/<uuid>`. */
+  /** The claiming dispatcher's owner id (db/outbox/liveness.ts): its lease tokens are `<owner>/<uuid>`. */
   owner?: string
   /** Owners proved dead: their leased rows are claimable now, whatever their lease says. */
   deadOwners?: readonly string[]

@@ -1,7 +1,7 @@
 /**
  * Wake on commit: whoever writes outbox rows sends every running dispatcher of the database a
  * hint, a datagram to the UDP port on 127.0.0.1 each one names in `<db>.dispatchers/<owner>.port`
- * (dispatcher/wake-listener.ts), so a delivery starts within a millisecond of the commit
+ * (db/outbox/wake-listener.ts), so a delivery starts within a millisecond of the commit
  * instead of at the dispatcher's next 10 ms check. The outbox stays the only source of truth:
  * a hint lost, early or sent for a transaction that rolled back costs a claim that finds
  * nothing, or latency, never an event (the dispatcher's own checks find every row).

@@ -1,5 +1,5 @@
 /**
- * Crash recovery in seconds (dispatcher/liveness.ts), with real dispatcher processes and a real
+ * Crash recovery in seconds (db/outbox/liveness.ts), with real dispatcher processes and a real
  * receiver: rows leased by a dispatcher that died are claimed as soon as another one finds its
  * lock free; a dispatcher alive but stopped (SIGSTOP) keeps its rows until their leases expire.
  */

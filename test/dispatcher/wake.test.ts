@@ -1,5 +1,5 @@
 /**
- * Wake on commit (db/outbox/wake.ts, dispatcher/wake-listener.ts): a commit that writes outbox
+ * Wake on commit (db/outbox/wake.ts, db/outbox/wake-listener.ts): a commit that writes outbox
  * rows hints the started dispatchers, which claim at once. The dispatcher here shares the api's
  * connection, whose own commits `PRAGMA data_version` does not see, and polls once a minute:
  * only the hint can bring the delivery within the second.

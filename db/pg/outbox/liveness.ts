@@ -6,7 +6,7 @@
  * went away (TCP keepalives, set below, end the session). An owner whose key no session holds is
  * dead, and a claim (claim.ts) takes its leased rows at once instead of when their leases expire.
  * A stopped process (SIGSTOP, a debugger) keeps its socket and its lock: its rows wait for their
- * leases. The twin of dispatcher/liveness.ts (a flock per owner on a side file) for SQLite.
+ * leases. The twin of db/outbox/liveness.ts (a flock per owner on a side file) for SQLite.
  */
 import type { ReservedSQL, SQL } from 'bun'
 

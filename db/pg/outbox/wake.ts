@@ -1,5 +1,5 @@
 /**
- * Wake on commit on PostgreSQL (the twin of db/outbox/wake.ts and dispatcher/wake-listener.ts):
+ * Wake on commit on PostgreSQL (the twin of db/outbox/wake.ts and db/outbox/wake-listener.ts):
  * whoever writes outbox rows sends `NOTIFY` on one channel inside its transaction, which
  * PostgreSQL delivers to every listening session when, and only if, it commits. Every dispatcher
  * on any machine LISTENs and claims at once. The outbox stays the only source of truth: a

@@ -112,7 +112,7 @@ export class Liveness {
         if (lockIsFree(join(this.dir, name))) this.dead.set(owner, now)
       } else if (now - since > this.leaseMs) {
         rmSync(join(this.dir, name), { force: true })
-        rmSync(join(this.dir, `${owner}.port`), { force: true }) // its wake port (wake-listener.ts)
+        rmSync(join(this.dir, `${owner}.port`), { force: true }) // its wake port (db/outbox/wake-listener.ts)
         this.dead.delete(owner)
       }
     }

@@ -2,8 +2,8 @@
 import { afterEach, expect, test } from 'bun:test'
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { makeTestDir } from '../helpers'
-import { Liveness, lockIsFree } from '../../dispatcher/liveness'
+import { makeTestDir } from '../../helpers'
+import { Liveness, lockIsFree } from '../../../db/outbox/liveness'
 
 const dirs: string[] = []
 afterEach(() => {

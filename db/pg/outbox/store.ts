@@ -1,0 +1,104 @@
+/**
+ * The outbox store on PostgreSQL (db/outbox/store.ts): the async operations of db/pg/outbox/
+ * behind the interface the dispatcher uses. What PostgreSQL does itself is no method's work
+ * here: no write lock to wait for (`writeLockFree` is always true, claims ignore `mayWrite`),
+ * no WAL to copy back, and a dead owner is proved inside the claim (claim.ts, liveness.ts).
+ * The operations not yet written for PostgreSQL (prune, row exists, send target) throw a
+ * "not yet" error naming themselves; docs/postgresql.md "The outbox on PostgreSQL" says why the
+ * dispatcher cannot run here end to end yet anyway.
+ */
+import type { SQL } from 'bun'
+import type { MayWrite } from '../../client'
+import type { OutboxRow } from '../../schema'
+import type { ClaimedRow, Completion, OutboxStore, PruneResult, SendTarget, StoreClaimOptions, StoreWakeListener } from '../../outbox/store'
+import { claimDue } from './claim'
+import { PgLiveness } from './liveness'
+import { recordAttempts } from './record-attempts'
+import { releaseLease } from './release-lease'
+import { listenForWakes } from './wake'
+import { listWebhookIds } from './webhook-ids'
+
+/** The error of an operation db/pg/outbox/ does not have yet. */
+export class NotYetOnPostgres extends Error {
+  constructor(operation: string) {
+    super(`the outbox operation "${operation}" does not run on PostgreSQL yet (db/pg/outbox/${operation}.ts is missing)`)
+    this.name = 'NotYetOnPostgres'
+  }
+}
+
+/** The outbox of one PostgreSQL database, for one dispatcher, on a Bun.sql pool. */
+export class PgOutboxStore implements OutboxStore {
+  readonly dialect = 'postgresql'
+  private readonly liveness: PgLiveness
+  /** Wakes received: what `commitVersion` answers (no `data_version` here). */
+  private wakes = 0
+
+  /** `sql`: the pool (claims must run outside a REPEATABLE READ transaction, claim.ts). */
+  constructor(private readonly sql: SQL) {
+    this.liveness = new PgLiveness(sql)
+  }
+
+  async claim(opts: StoreClaimOptions): Promise<ClaimedRow[]> {
+    const { mayWrite: _, ...rest } = opts
+    return claimDue(this.sql, { ...rest, owner: this.liveness.owner ?? undefined })
+  }
+
+  releaseLease(row: Pick<OutboxRow, 'seq' | 'leaseToken'>): Promise<void> {
+    return releaseLease(this.sql, row)
+  }
+
+  recordAttempts(items: readonly Completion[], at: number): Promise<boolean[]> {
+    return recordAttempts(this.sql, items, at)
+  }
+
+  async prune(_cutoff: number, _max: number, _mayWrite: MayWrite, _from: number): Promise<PruneResult> {
+    throw new NotYetOnPostgres('prune')
+  }
+
+  async rowExists(_seq: number): Promise<boolean> {
+    throw new NotYetOnPostgres('row-exists')
+  }
+
+  async sendTarget(_id: string): Promise<SendTarget | null> {
+    throw new NotYetOnPostgres('send-target')
+  }
+
+  webhookIds(): Promise<string[]> {
+    return listWebhookIds(this.sql)
+  }
+
+  /**
+   * The wakes received so far. Every commit that writes outbox rows wakes (insert-event.ts);
+   * other commits (a webhook edited) do not, so a row claimed ahead may go out with its webhook
+   * as it was read at its claim (every claim reads the webhooks again).
+   */
+  commitVersion(): number {
+    return this.wakes
+  }
+
+  writeLockFree(): boolean {
+    return true
+  }
+
+  async checkpoint(): Promise<void> {}
+
+  startProofOfLife(): Promise<string> {
+    return this.liveness.start()
+  }
+
+  /** Whether this owner's session still holds its lock; other owners are proved dead inside each claim. */
+  checkProofOfLife(_now: number): Promise<boolean> {
+    return this.liveness.check()
+  }
+
+  stopProofOfLife(): Promise<void> {
+    return this.liveness.stop()
+  }
+
+  listenForWakes(onWake: () => void): Promise<StoreWakeListener> {
+    return listenForWakes(this.sql, () => {
+      this.wakes++
+      onWake()
+    })
+  }
+}
