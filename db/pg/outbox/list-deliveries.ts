@@ -3,23 +3,32 @@ import type { SQL } from 'bun'
 import type { LoggedAttempt, LoggedDelivery, LogQuery } from '../../outbox/list-deliveries'
 
 /**
- * The same page as on SQLite: newest first by `seq`, the cursor the previous page's last `seq`
- * (`beforeSeq`, exclusive), an optional status. PostgreSQL has no `INDEXED BY`: the planner picks
- * (webhook_id, seq) walked backwards for a page of all rows or of delivered ones, and the
- * (status, webhook_id, ...) index for the few pending or failed rows
- * (test/db/pg/outbox/more-ops.test.ts checks both plans). The attempts of the page come in one
- * read through `attempts_outbox`.
+ * The page's query, with only the terms of this page, as on SQLite: a generic plan cannot make
+ * `$2 IS NULL OR ...` an index bound. PostgreSQL has no `INDEXED BY`; the planner reads an index
+ * backwards from the cursor ((webhook_id, seq), or the primary key near the oldest rows) and
+ * stops after the page, and finds the few pending or failed rows through the (status,
+ * webhook_id, ...) index (test/db/pg/outbox/twins.test.ts plans each). ORDER BY names the table's
+ * `seq`: a bare `seq` would be the float8 output column, which no index serves.
  */
-export async function listDeliveries(sql: SQL, q: LogQuery): Promise<LoggedDelivery[]> {
-  // Only the terms of this page, as on SQLite: a generic plan cannot make `$2 IS NULL OR ...` an index bound.
+export function pageQuery(q: LogQuery): { text: string; params: unknown[] } {
   const params: unknown[] = [q.webhookId, q.limit]
   const term = (column: string, op: string, value: unknown, type: string) => ` AND ${column} ${op} $${params.push(value)}::${type}`
   const where = `webhook_id = $1${q.status ? term('status', '=', q.status, 'text') : ''}${q.beforeSeq === undefined ? '' : term('seq', '<', q.beforeSeq, 'bigint')}`
-  const rows: Omit<LoggedDelivery, 'attempts'>[] = await sql.unsafe(
-    `SELECT seq::float8 AS "seq", event_id AS "eventId", event_type AS "eventType", status, created_at::float8 AS "createdAt"
-     FROM outbox WHERE ${where} ORDER BY seq DESC LIMIT $2`,
+  return {
+    text: `SELECT seq::float8 AS "seq", event_id AS "eventId", event_type AS "eventType", status, created_at::float8 AS "createdAt"
+      FROM outbox WHERE ${where} ORDER BY outbox.seq DESC LIMIT $2`,
     params,
-  )
+  }
+}
+
+/**
+ * The same page as on SQLite: newest first by `seq`, the cursor the previous page's last `seq`
+ * (`beforeSeq`, exclusive), an optional status; the attempts of the page in one read through
+ * `attempts_outbox`.
+ */
+export async function listDeliveries(sql: SQL, q: LogQuery): Promise<LoggedDelivery[]> {
+  const page = pageQuery(q)
+  const rows: Omit<LoggedDelivery, 'attempts'>[] = await sql.unsafe(page.text, page.params)
   if (rows.length === 0) return []
   // With `outboxSeq` in each attempt, as SQLite's page gives them.
   const attempts: (LoggedAttempt & { outboxSeq: number })[] = await sql.unsafe(

@@ -20,8 +20,10 @@ const SCAN_ROWS = 2000
  * client), which checks each row's state again: a row a redelivery made pending meanwhile stays.
  */
 export async function pruneDeliveries(sql: SQL, cutoff: number, max: number, from = 0): Promise<PruneResult> {
+  // ORDER BY the table's column: a bare `seq` would name the float8 output column, which no index
+  // serves, and every run would sort the whole outbox (docs/postgresql.md "The document store on PostgreSQL").
   const rows: { seq: number; event_id: string; status: string; updated_at: number }[] = await sql`
-    SELECT seq::float8 AS seq, event_id, status, updated_at::float8 AS updated_at FROM outbox WHERE seq > ${from} ORDER BY seq LIMIT ${SCAN_ROWS}`
+    SELECT seq::float8 AS seq, event_id, status, updated_at::float8 AS updated_at FROM outbox WHERE seq > ${from} ORDER BY outbox.seq LIMIT ${SCAN_ROWS}`
   const due: number[] = []
   let next: number | null = rows.length < SCAN_ROWS ? null : rows.at(-1)!.seq
   for (const row of rows) {
@@ -32,7 +34,7 @@ export async function pruneDeliveries(sql: SQL, cutoff: number, max: number, fro
       break
     }
   }
-  const siteChanges: { id: number }[] = await sql`SELECT id::float8 AS id FROM site_changes WHERE emitted_at < ${cutoff} ORDER BY id LIMIT ${max}`
+  const siteChanges: { id: number }[] = await sql`SELECT id::float8 AS id FROM site_changes WHERE emitted_at < ${cutoff} ORDER BY site_changes.id LIMIT ${max}`
   if (siteChanges.length >= max) next ??= from // more to remove: the sweep is not over
   const result: PruneResult = { deliveries: 0, events: 0, siteChanges: 0, next }
   if (due.length === 0 && siteChanges.length === 0) return result

@@ -12,7 +12,7 @@ export async function failedInWindow(sql: SQL, w: FailedWindow): Promise<number[
   const rows: { seq: number }[] = await sql`SELECT seq::float8 AS seq FROM outbox
     WHERE status = 'failed' AND webhook_id = ${w.webhookId} AND trigger <> 'test'
       AND created_at >= ${w.since} AND created_at < ${w.until} AND updated_at < ${w.before}
-    ORDER BY seq`
+    ORDER BY outbox.seq`
   return rows.map((r) => r.seq)
 }
 
