@@ -9,6 +9,6 @@ export { ACTIVITY_COLLECTION, CHANGE_VECTOR, ConcurrencyError, summaryOf, type D
 export { nextChangeVector } from './store/change-vector'
 export { deleteDoc, loadDoc, saveDoc } from './store/documents'
 export {
-  countRevisions, ENTRIES_PAGE, listRevisions, putRevision, revisionByChangeVector, revisionEntriesFrom, revisionsFrom,
+  countRevisions, ENTRIES_PAGE, listRevisions, REVISIONS_PAGE, putRevision, revisionByChangeVector, revisionEntriesFrom, revisionsFrom,
 } from './store/revisions'
 export { encodeRevision } from './store/revision-bodies'

@@ -78,6 +78,10 @@ export async function revisionEntriesFrom(sql: SQL, teamId: string, documentId: 
 
 const REVISION_COLUMNS = `seq::float8 AS seq, ordinal, team_id, document_id, change_vector, body, stamped, created_at`
 
+/** Whole revisions, the same seek as `ENTRIES_PAGE`. */
+export const REVISIONS_PAGE = `SELECT ${REVISION_COLUMNS} FROM revisions
+  WHERE team_id = $1 AND document_id = $2 AND ordinal <= $3 ORDER BY ordinal DESC LIMIT $4`
+
 interface RevisionRecord {
   seq: number; ordinal: number; team_id: string; document_id: string; change_vector: string; body: Uint8Array; stamped: boolean; created_at: string
 }
@@ -99,10 +103,7 @@ export async function listRevisions(sql: SQL, teamId: string, documentId: string
 
 /** Up to `limit` revisions of a document with `ordinal <= fromOrdinal`, newest first. */
 export async function revisionsFrom(sql: SQL, teamId: string, documentId: string, fromOrdinal: number, limit: number): Promise<RevisionRow[]> {
-  const records: RevisionRecord[] = await sql.unsafe(
-    `SELECT ${REVISION_COLUMNS} FROM revisions WHERE team_id = $1 AND document_id = $2 AND ordinal <= $3 ORDER BY ordinal DESC LIMIT $4`,
-    [teamId, documentId, fromOrdinal, limit],
-  )
+  const records: RevisionRecord[] = await sql.unsafe(REVISIONS_PAGE, [teamId, documentId, fromOrdinal, limit])
   return toRevisionRows(sql, records)
 }
 
