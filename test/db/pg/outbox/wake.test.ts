@@ -11,6 +11,7 @@ import { describePg } from '../../../pg/harness'
 import { outboxTestDb, seedWebhooks, type OutboxTestDb } from './fixtures'
 import { insertEvent } from '../../../../db/pg/outbox/insert-event'
 import { listenForWakes } from '../../../../db/pg/outbox/wake'
+import { requeueManual } from '../../../../db/pg/outbox/requeue-manual'
 import { ownerIsAlive, PgLiveness } from '../../../../db/pg/outbox/liveness'
 
 const event = (eventId: string) => ({ eventId, teamId: 'acme', eventType: 'content.published', bytes: '{}', webhookIds: ['w0', 'w1'], at: 0 })
@@ -68,6 +69,21 @@ describePg('wake on commit and proof of life on PostgreSQL', () => {
       latencies.sort((a, b) => a - b)
       console.log(`commit to wake: p50 ${latencies[10]!.toFixed(2)} ms, max ${latencies[19]!.toFixed(2)} ms (20 commits)`)
       expect(latencies[10]!).toBeLessThan(100)
+    } finally {
+      await listener.close()
+    }
+  })
+
+  test('a redeliver (requeue-manual) wakes a listener too, as a new event does', async () => {
+    await db.sql.begin((tx) => insertEvent(tx, event('again')))
+    await db.sql`UPDATE outbox SET status = 'delivered' WHERE event_id = 'again'`
+    const [{ seq }] = await db.sql`SELECT seq::int AS seq FROM outbox WHERE event_id = 'again' ORDER BY seq LIMIT 1`
+    const wakes: number[] = []
+    const listener = await listenForWakes(listening, () => wakes.push(performance.now()))
+    try {
+      await requeueManual(db.sql, seq, Date.now())
+      await until(() => wakes.length === 1, 2000, 'the wake of a redeliver')
+      expect(await db.sql`SELECT status FROM outbox WHERE seq = ${seq}`).toEqual([{ status: 'pending' }])
     } finally {
       await listener.close()
     }
