@@ -3,28 +3,21 @@
  * behind the interface the dispatcher uses. What PostgreSQL does itself is no method's work
  * here: no write lock to wait for (`writeLockFree` is always true, claims ignore `mayWrite`),
  * no WAL to copy back, and a dead owner is proved inside the claim (claim.ts, liveness.ts).
- * The operations not yet written for PostgreSQL (prune, row exists, send target) throw a
- * "not yet" error naming themselves; docs/postgresql.md "The outbox on PostgreSQL" says why the
- * dispatcher cannot run here end to end yet anyway.
+ * docs/postgresql.md "The outbox on PostgreSQL" says why the dispatcher cannot run here end to
+ * end yet: core's work in its full pass still runs on SQLite only.
  */
 import type { SQL } from 'bun'
-import type { MayWrite } from '../../client'
 import type { OutboxRow } from '../../schema'
 import type { ClaimedRow, Completion, OutboxStore, PruneResult, SendTarget, StoreClaimOptions, StoreWakeListener } from '../../outbox/store'
 import { claimDue } from './claim'
 import { PgLiveness } from './liveness'
+import { pruneDeliveries } from './prune'
 import { recordAttempts } from './record-attempts'
 import { releaseLease } from './release-lease'
+import { outboxRowExists } from './row-exists'
+import { loadSendTarget } from './send-target'
 import { listenForWakes } from './wake'
 import { listWebhookIds } from './webhook-ids'
-
-/** The error of an operation db/pg/outbox/ does not have yet. */
-export class NotYetOnPostgres extends Error {
-  constructor(operation: string) {
-    super(`the outbox operation "${operation}" does not run on PostgreSQL yet (db/pg/outbox/${operation}.ts is missing)`)
-    this.name = 'NotYetOnPostgres'
-  }
-}
 
 /** The outbox of one PostgreSQL database, for one dispatcher, on a Bun.sql pool. */
 export class PgOutboxStore implements OutboxStore {
@@ -51,16 +44,17 @@ export class PgOutboxStore implements OutboxStore {
     return recordAttempts(this.sql, items, at)
   }
 
-  async prune(_cutoff: number, _max: number, _mayWrite: MayWrite, _from: number): Promise<PruneResult> {
-    throw new NotYetOnPostgres('prune')
+  /** No write lock to ask for (`mayWrite` is SQLite's): the removal is one statement that checks each row again. */
+  prune(cutoff: number, max: number, _mayWrite: unknown, from: number): Promise<PruneResult> {
+    return pruneDeliveries(this.sql, cutoff, max, from)
   }
 
-  async rowExists(_seq: number): Promise<boolean> {
-    throw new NotYetOnPostgres('row-exists')
+  rowExists(seq: number): Promise<boolean> {
+    return outboxRowExists(this.sql, seq)
   }
 
-  async sendTarget(_id: string): Promise<SendTarget | null> {
-    throw new NotYetOnPostgres('send-target')
+  sendTarget(id: string): Promise<SendTarget | null> {
+    return loadSendTarget(this.sql, id)
   }
 
   webhookIds(): Promise<string[]> {
