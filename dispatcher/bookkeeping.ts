@@ -34,45 +34,45 @@ export interface BookkeepingDeps {
 }
 
 /** Builds the bookkeeping step; call it with the pass's time and whether sends are in flight. */
-export function createBookkeeping(deps: BookkeepingDeps): (at: number, busy: boolean) => void {
+export function createBookkeeping(deps: BookkeepingDeps): (at: number, busy: boolean) => Promise<void> {
   const { db, log, mayWrite } = deps
   let lastCheckpoint = 0
   let nextPruneAt = 0
   /** Where the retention sweep goes on (an outbox seq; 0 starts a sweep). */
   let pruneFrom = 0
 
-  const safely = (step: string, fn: () => void) => {
+  const safely = async (step: string, fn: () => unknown) => {
     try {
-      fn()
+      await fn()
     } catch (err) {
       log.error({ err, step }, 'dispatcher step failed')
     }
   }
 
-  return (at, busy) => {
+  return async (at, busy) => {
     // PASSIVE WAL checkpoint here, off the api's write path (db/client.ts). While sends are in
     // flight, at most once a second: each checkpoint copies every page changed since the last
     // one and syncs the file, so spacing them out under load copies a hot page once, not 4 times.
     if (deps.checkpoints && (!busy || at - lastCheckpoint >= CHECKPOINT_BUSY_MS || at < lastCheckpoint)) {
       lastCheckpoint = at
-      safely('checkpoint', () => checkpoint(db))
+      await safely('checkpoint', () => checkpoint(db))
     }
-    safely('scheduled publishes', () => {
+    await safely('scheduled publishes', async () => {
       const failed = (s: { documentId: string; teamId: string }, err: unknown) => log.error({ err, teamId: s.teamId, documentId: s.documentId }, 'scheduled publish failed; tried again in a minute')
       // Counted in the database (the dispatcher serves no /metrics): see core/publish/scheduled.ts.
-      const counted = (conn: Parameters<typeof countPersisted>[0], outcome: 'ok' | 'error') => countPersisted(conn, WORKER_PUBLISH_REVISIONS, outcome)
-      for (const item of runDueSchedules(db, counted, at, mayWrite, failed)) {
+      const counted = async (conn: Parameters<typeof countPersisted>[0], outcome: 'ok' | 'error') => await countPersisted(conn, WORKER_PUBLISH_REVISIONS, outcome)
+      for (const item of await runDueSchedules(db, counted, at, mayWrite, failed)) {
         log.info({ documentId: item.id, status: item.status, ...(item.status === 1 ? { reason: item.reason } : {}) }, 'scheduled publish')
       }
     })
-    safely('index job', () => runIndexJob(db, mayWrite))
-    safely('revision compression', () => compressRevisionsStep(db, mayWrite, log))
-    safely('site changes', () => {
+    await safely('index job', () => runIndexJob(db, mayWrite))
+    await safely('revision compression', () => compressRevisionsStep(db, mayWrite, log))
+    await safely('site changes', async () => {
       const rules = { now: at, quietMs: deps.siteChangeQuietMs, maxHoldMs: deps.siteChangeMaxHoldMs }
-      for (const teamId of emitDueSiteChanges(db, rules, mayWrite)) log.info({ teamId }, 'site.changed emitted')
+      for (const teamId of await emitDueSiteChanges(db, rules, mayWrite)) log.info({ teamId }, 'site.changed emitted')
     })
     if (deps.retentionMs > 0 && (at >= nextPruneAt || at < nextPruneAt - PRUNE_EVERY_MS)) {
-      safely('retention', () => {
+      await safely('retention', () => {
         const { next, ...pruned } = pruneDeliveries(db.$client, at - deps.retentionMs, PRUNE_BATCH, mayWrite, pruneFrom)
         // Mid-sweep (or the lock was taken): the next pass goes on; at the end, a new sweep in a while.
         pruneFrom = next ?? 0

@@ -201,8 +201,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   }
 
   /** A full pass: bookkeeping, then claims; returns how many sends it started. */
-  function pass(at: number): number {
-    bookkeeping(at, inFlight > 0)
+  async function pass(at: number): Promise<number> {
+    await bookkeeping(at, inFlight > 0)
     if (owner) liveness!.scan(at)
     return claimAndSend(at, !stopped, true)
   }
@@ -212,7 +212,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     const sends: Promise<void>[] = []
     sink = sends
     try {
-      pass(at)
+      await pass(at)
     } finally {
       sink = null
     }
@@ -231,7 +231,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const wakeMs = Math.min(10, deps.pollMs)
   let lastDataVersion = -1
   let lastFullPass = 0
-  function tick() {
+  async function tick() {
     if (stopped) return
     try {
       const at = now()
@@ -241,7 +241,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       lastDataVersion = v
       if (at - lastFullPass >= deps.pollMs) {
         lastFullPass = at
-        pass(at)
+        await pass(at)
       } else if (changed || claimSkipped) {
         claimAndSend(at, true, true)
       }
