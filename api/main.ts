@@ -22,7 +22,7 @@ const db = openDbOrExit('api', config.databasePath)
 warnIfExposed(log, config.databasePath)
 const metrics = createMetrics()
 primePublishOutcomes(metrics)
-if (!hasAnyTeam(db)) {
+if (!await hasAnyTeam(db)) {
   log.warn({ databasePath: config.databasePath }, 'the database holds no team yet: create one with `bun run cli seed <file.json>` (docs/getting-started.md#seeding)')
 }
 

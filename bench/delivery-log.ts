@@ -24,7 +24,7 @@ const ROWS = Number(process.argv[2] ?? 200_000)
 const REQUESTS = Number(process.argv[3] ?? 300)
 const path = tempDbPath('delivery-log')
 const db = openDb(path)
-seed(db, null, {
+await seed(db, null, {
   teams: [{
     id: 't', workspaceId: 'w', locales: ['en'], defaultLocale: 'en',
     contentTypes: [{ name: 'page', collection: 'pages', fields: [{ name: 'title', localizable: true }] }],
@@ -104,7 +104,7 @@ const gone = await withWriter(async () => {
   const res = await app.handle(new Request(`http://localhost/teams/t/webhooks/${busy}`, { method: 'DELETE', headers }))
   if (res.status !== 204) throw new Error(`DELETE answered ${res.status}`)
 })
-const baseline = await withWriter(async () => deleteWebhookNow(db, other))
+const baseline = await withWriter(async () => await deleteWebhookNow(db, other))
 for (const [name, r] of [['one transaction (baseline)', baseline], ['DELETE, in steps', gone]] as const) {
   console.log(`delete a webhook with ${ROWS + 60} deliveries, ${name}: ${fmt(r.ms, 0)} ms; another process's writes meanwhile (${r.waits.n}) waited p50 ${fmt(r.waits.p50)} ms, p99 ${fmt(r.waits.p99)} ms, max ${fmt(r.waits.max)} ms`)
 }

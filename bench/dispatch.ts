@@ -40,7 +40,7 @@ const root = new URL('..', import.meta.url).pathname
 const dir = makeTestDir('content-bench-')
 const path = join(dir, 'content.db')
 const db = openDb(path)
-seed(db, null, testSeed())
+await seed(db, null, testSeed())
 const app = createApp({ db, config: loadConfig({ DATABASE_PATH: path, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }), log: createLogger('silent', 'bench'), metrics: createMetrics() })
 
 const received: { at: number; body: string }[] = []
@@ -103,8 +103,8 @@ async function round(p: typeof real): Promise<Round> {
   for (let done = 0; done < N; done += CHUNK) {
     // IMMEDIATE, as the api's writes: a deferred transaction reads first, and a dispatcher that
     // commits before its first insert makes that insert fail at once (SQLITE_BUSY, stale snapshot).
-    db.transaction((tx) => {
-      for (let i = done; i < Math.min(N, done + CHUNK); i++) enqueueEvent(tx, samplePayload(team, 'content.published', 'u-editor'))
+    await db.transaction(async (tx) => {
+      for (let i = done; i < Math.min(N, done + CHUNK); i++) await enqueueEvent(tx, samplePayload(team, 'content.published', 'u-editor'))
     }, { behavior: 'immediate' })
   }
   await until(() => received.length >= base + N)

@@ -61,7 +61,7 @@ async function buildTeam(label: 'small' | 'large') {
   const path = tempDbPath(`growth-${label}`)
   const db = openDb(path)
   const metrics = createMetrics()
-  seed(db, metrics, {
+  await seed(db, metrics, {
     teams: [{
       id: 't', workspaceId: 'w', locales: LOCALES, defaultLocale: 'en',
       contentTypes: [
@@ -74,20 +74,20 @@ async function buildTeam(label: 'small' | 'large') {
   })
   const t0 = performance.now()
   const versionOf = new Map<string, number>()
-  const publishNext = (id: string, type: string, n: number) => {
+  const publishNext = async (id: string, type: string, n: number) => {
     const v = versionOf.get(id) ?? 0
     versionOf.set(id, v + 1)
-    writeDocument(db, { teamId: 't', userId: 'u', doc: body(id, type, n, v) as never, mayChangeLive: true })
-    const item = publishOne(db, { teamId: 't', id, stampUserId: 'u', actorUserId: 'u', source: 'api' })
+    await writeDocument(db, { teamId: 't', userId: 'u', doc: body(id, type, n, v) as never, mayChangeLive: true })
+    const item = await publishOne(db, { teamId: 't', id, stampUserId: 'u', actorUserId: 'u', source: 'api' })
     if (item.status !== 0) throw new Error(`publish ${id}: ${JSON.stringify(item)}`)
   }
   const docs = size.docs - 1 // and the hot document
-  for (let i = 0; i < docs; i++) publishNext(kindOf(i, size).id, kindOf(i, size).type, i)
-  for (let v = 0, i = 0; v < size.versions - docs - size.hot; v++, i = (i + 7919) % docs) publishNext(kindOf(i, size).id, kindOf(i, size).type, i)
-  for (let v = 0; v < size.hot; v++) publishNext(HOT, 'article', docs)
+  for (let i = 0; i < docs; i++) await publishNext(kindOf(i, size).id, kindOf(i, size).type, i)
+  for (let v = 0, i = 0; v < size.versions - docs - size.hot; v++, i = (i + 7919) % docs) await publishNext(kindOf(i, size).id, kindOf(i, size).type, i)
+  for (let v = 0; v < size.hot; v++) await publishNext(HOT, 'article', docs)
   // The large team's twin of the hot document, kept apart from the sizes: its rows are turned
   // back into plain text below, for the version body read against "today" in the same run.
-  if (label === 'large') for (let v = 0; v < size.hot; v++) publishNext(TWIN, 'article', docs)
+  if (label === 'large') for (let v = 0; v < size.hot; v++) await publishNext(TWIN, 'article', docs)
   const built = count(db, `SELECT count(*) AS n FROM revisions WHERE document_id <> '${TWIN}'`)
   const pages = count(db, "SELECT count(*) AS n FROM documents WHERE kind = 'canonical' AND collection = 'pages'")
   console.log(`${label}: ${size.docs} documents (${pages} pages), ${built} Published Versions (hot document: ${size.hot}), built in ${fmt((performance.now() - t0) / 1000, 1)} s`)

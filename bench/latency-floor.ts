@@ -32,7 +32,7 @@ const root = new URL('..', import.meta.url).pathname
 const dir = makeTestDir('content-latency-')
 const path = join(dir, 'content.db')
 const db = openDb(path)
-seed(db, null, testSeed())
+await seed(db, null, testSeed())
 const app = createApp({ db, config: loadConfig({ DATABASE_PATH: path, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }), log: createLogger('silent', 'bench'), metrics: createMetrics() })
 
 let receivedAt: number[] = []

@@ -19,9 +19,9 @@ const PUBLISHES = Number(process.argv[4] ?? 40)
 const ROOTS = 100 // pages directly below home; the rest hang below them
 
 /** A team with `pages` published pages (ROOTS below home, the others below those) and one webhook. */
-function prepare(pages: number): Db {
+async function prepare(pages: number): Promise<Db> {
   const db = openDb(tempDbPath(`tree-${pages}`))
-  seed(db, null, {
+  await seed(db, null, {
     teams: [{
       id: 't', workspaceId: 'w', locales: ['en', 'de'], defaultLocale: 'en',
       contentTypes: [{ name: 'page', collection: 'pages', urls: true, fields: [{ name: 'title', localizable: true }, { name: 'slug', localizable: true }, { name: 'parent' }] }],
@@ -41,31 +41,31 @@ function prepare(pages: number): Db {
       insert.run(`pages/p${i}`, JSON.stringify({ id: `pages/p${i}`, contentType: 'page', fields: { parent }, locales: { en: { title: 'P', slug: `p${i}` }, de: { title: 'P', slug: `p${i}` } } }), now)
     }
   })()
-  createWebhook(db, 't', { label: 'bench', provider: 'custom', target: 'https://example.com/hook', events: ['content.published'] } as Parameters<typeof createWebhook>[2], false)
+  await createWebhook(db, 't', { label: 'bench', provider: 'custom', target: 'https://example.com/hook', events: ['content.published'] } as Parameters<typeof createWebhook>[2], false)
   return db
 }
 
-function measure(pages: number) {
-  const db = prepare(pages)
+async function measure(pages: number) {
+  const db = await prepare(pages)
   const samples: number[] = []
   for (let i = 0; i < PUBLISHES; i++) {
-    writeDocument(db, { teamId: 't', userId: 'u', doc: { id: `pages/new${i}/draft`, contentType: 'page', fields: { parent: 'pages/p5' }, locales: { en: { title: 'N', slug: `n${i}` } } } })
+    await writeDocument(db, { teamId: 't', userId: 'u', doc: { id: `pages/new${i}/draft`, contentType: 'page', fields: { parent: 'pages/p5' }, locales: { en: { title: 'N', slug: `n${i}` } } } })
     const t0 = performance.now()
-    const item = publishOne(db, { teamId: 't', id: `pages/new${i}`, stampUserId: 'u', actorUserId: 'u', source: 'api' })
+    const item = await publishOne(db, { teamId: 't', id: `pages/new${i}`, stampUserId: 'u', actorUserId: 'u', source: 'api' })
     samples.push(performance.now() - t0)
     if (item.status !== 0) throw new Error(`publish refused: ${JSON.stringify(item)}`)
   }
   // A page with a subtree (its children and the new pages) gets a new slug in place.
   const t0 = performance.now()
-  writeDocument(db, { teamId: 't', userId: 'u', mayChangeLive: true, doc: { id: 'pages/p5', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'P', slug: 'renamed' }, de: { title: 'P', slug: 'p5' } } } })
+  await writeDocument(db, { teamId: 't', userId: 'u', mayChangeLive: true, doc: { id: 'pages/p5', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'P', slug: 'renamed' }, de: { title: 'P', slug: 'p5' } } } })
   const renameMs = performance.now() - t0
   const event = JSON.parse((db.$client.query('SELECT payload FROM outbox_events ORDER BY rowid DESC LIMIT 1').get() as { payload: string }).payload)
   db.$client.close()
   return { ...summarize(samples), renameMs, previousUrls: event.previousUrls.length as number, scope: event.scope as string }
 }
 
-const small = measure(SMALL)
-const large = measure(LARGE)
+const small = await measure(SMALL)
+const large = await measure(LARGE)
 for (const [name, r] of [[`${SMALL} pages (baseline)`, small], [`${LARGE} pages`, large]] as const) {
   console.log(`${name.padEnd(20)} page publish p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms; in-place rename of a page with a subtree ${fmt(r.renameMs)} ms (${r.previousUrls} previousUrls, scope ${r.scope})`)
 }

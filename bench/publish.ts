@@ -23,9 +23,9 @@ const N = Number(process.argv[2] ?? 2000)
 const locales = { en: { title: 'Title', slug: 'slug' }, de: { title: 'Titel', slug: 'slug-de' }, fr: { title: 'Titre', slug: 'slug-fr' } }
 
 /** A database with the same team and N drafts; identical across calls but for the node id. */
-function prepare(name: string): Db {
+async function prepare(name: string): Promise<Db> {
   const db = openDb(tempDbPath(name))
-  seed(db, null, {
+  await seed(db, null, {
     teams: [{
       id: 't', workspaceId: 'w', locales: ['en', 'de', 'fr'], defaultLocale: 'en',
       contentTypes: [{ name: 'page', collection: 'pages', urls: true, fields: [{ name: 'title', localizable: true }, { name: 'slug', localizable: true }, { name: 'parent' }] }],
@@ -33,18 +33,18 @@ function prepare(name: string): Db {
     }],
   })
   for (let i = 0; i < N; i++) {
-    writeDocument(db, { teamId: 't', userId: 'u', doc: { id: `pages/p${i}/draft`, contentType: 'page', fields: { parent: null }, locales } })
+    await writeDocument(db, { teamId: 't', userId: 'u', doc: { id: `pages/p${i}/draft`, contentType: 'page', fields: { parent: null }, locales } })
   }
   db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)')
   return db
 }
 
-const publish = (db: Db, i: number, metrics: ReturnType<typeof createMetrics> | null) =>
-  publishCounted(db, metrics, { teamId: 't', id: `pages/p${i}`, stampUserId: 'u', actorUserId: 'u', source: 'api' })
+const publish = async (db: Db, i: number, metrics: ReturnType<typeof createMetrics> | null) =>
+  await publishCounted(db, metrics, { teamId: 't', id: `pages/p${i}`, stampUserId: 'u', actorUserId: 'u', source: 'api' })
 
 // 1. Record the statements of every publish on a scratch copy.
 type Stmt = { sql: string; params: unknown[]; method: string }
-const scratch = prepare('publish-record')
+const scratch = await prepare('publish-record')
 const recorded: Stmt[][] = []
 let current: Stmt[] = []
 const client = scratch.$client as unknown as Record<string, (...a: unknown[]) => unknown>
@@ -66,20 +66,20 @@ for (const name of ['query', 'prepare'] as const) {
 }
 for (let i = 0; i < N; i++) {
   current = []
-  publish(scratch, i, null)
+  await publish(scratch, i, null)
   recorded.push(current)
 }
 const statements = recorded[0]!.length
 
 // 2. Time the real publishes on a fresh copy.
-const db = prepare('publish-real')
+const db = await prepare('publish-real')
 const metrics = createMetrics()
 let t0 = performance.now()
-for (let i = 0; i < N; i++) publish(db, i, metrics)
+for (let i = 0; i < N; i++) await publish(db, i, metrics)
 const publishRate = N / ((performance.now() - t0) / 1000)
 
 // 3. Replay the recorded statements bare on another fresh copy.
-const bare = prepare('publish-bare').$client as Database
+const bare = (await prepare('publish-bare')).$client as Database
 const replay = bare.transaction((stmts: Stmt[]) => {
   for (const s of stmts) (bare.query(s.sql) as unknown as Record<string, (...a: unknown[]) => unknown>)[s.method]!(...s.params)
 })

@@ -23,7 +23,7 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-restore-'))
 const path = join(dir, 'content.db')
 const db = openDb(path)
 const metrics = createMetrics()
-seed(db, metrics, {
+await seed(db, metrics, {
   teams: [{
     id: 'bench', workspaceId: 'main', locales: LOCALES, defaultLocale: 'en',
     contentTypes: [{ name: 'page', collection: 'pages', urls: true, fields: [{ name: 'title', localizable: true }, { name: 'slug', localizable: true }, { name: 'body', localizable: true }, { name: 'parent' }] }],

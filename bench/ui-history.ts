@@ -18,9 +18,9 @@ const BIG = Number(process.argv[2] ?? 20_000)
 const ROUNDS = Number(process.argv[3] ?? 15)
 if (browserMissing()) process.exit(1)
 
-const { path, db, metrics } = openVersionsDb('ui-history')
+const { path, db, metrics } = await openVersionsDb('ui-history')
 const t0 = performance.now()
-for (const [id, n] of [['pages/small', 20], ['pages/big', BIG]] as const) addVersions(db, metrics, id, n)
+for (const [id, n] of [['pages/small', 20], ['pages/big', BIG]] as const) await addVersions(db, metrics, id, n)
 db.$client.close()
 console.log(`built 20 + ${BIG} versions in ${fmt((performance.now() - t0) / 1000, 1)} s`)
 

@@ -13,11 +13,11 @@ import { tempDbPath } from './util'
 export const BENCH_TOKEN = 'bench-token-1'
 
 /** A new database file named after `name`, seeded with team `t`. */
-export function openVersionsDb(name: string) {
+export async function openVersionsDb(name: string) {
   const path = tempDbPath(name)
   const db = openDb(path)
   const metrics = createMetrics()
-  seed(db, metrics, {
+  await seed(db, metrics, {
     teams: [{
       id: 't', workspaceId: 'w', locales: ['en', 'de'], defaultLocale: 'en',
       contentTypes: [{ name: 'page', collection: 'pages', fields: [{ name: 'title', localizable: true }] }],
@@ -31,10 +31,10 @@ export function openVersionsDb(name: string) {
  * Gives `id` `n` more Published Versions. Drafts are written through the store (setup only, no
  * activity entries), then published through the real publish, which records each version.
  */
-export function addVersions(db: Db, metrics: ReturnType<typeof createMetrics>, id: string, n: number) {
+export async function addVersions(db: Db, metrics: ReturnType<typeof createMetrics>, id: string, n: number) {
   for (let i = 0; i < n; i++) {
     const draft = { id: `${id}/draft`, contentType: 'page', fields: {}, locales: { en: { title: `v${i}` }, de: { title: `v${i}` } } }
-    saveDoc(db, { teamId: 't', id: draft.id, canonicalId: id, kind: 'draft', collection: 'pages', body: draft })
-    publishCounted(db, metrics, { teamId: 't', id, stampUserId: 'u', actorUserId: 'u', source: 'api' })
+    await saveDoc(db, { teamId: 't', id: draft.id, canonicalId: id, kind: 'draft', collection: 'pages', body: draft })
+    await publishCounted(db, metrics, { teamId: 't', id, stampUserId: 'u', actorUserId: 'u', source: 'api' })
   }
 }

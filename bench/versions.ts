@@ -15,9 +15,9 @@ const VERSIONS = Number(process.argv[2] ?? 20_000)
 const REQUESTS = Number(process.argv[3] ?? 300)
 // The deep offset: 10,000, or the last full page of 25 on a smaller document.
 const DEEP = Math.max(0, Math.min(10_000, VERSIONS - 25))
-const { path, db, metrics } = openVersionsDb('versions')
+const { path, db, metrics } = await openVersionsDb('versions')
 let t0 = performance.now()
-addVersions(db, metrics, 'pages/hot', VERSIONS)
+await addVersions(db, metrics, 'pages/hot', VERSIONS)
 console.log(`built ${VERSIONS} versions in ${fmt((performance.now() - t0) / 1000, 1)} s`)
 
 const app = createApp({ db, config: loadConfig({ DATABASE_PATH: path }), log: createLogger('silent', 'bench'), metrics })

@@ -74,7 +74,7 @@ function onlyTeam(): string {
 
 try {
   // The seed file was checked above (`checkSeedFile`): applied as it is, not checked again.
-  const report = command === 'seed' ? applySeed(db, null, input as SeedFile) : pushContentIndex(db, { teamId: teamId ?? onlyTeam(), userId: 'cli' }, input)
+  const report = command === 'seed' ? await applySeed(db, null, input as SeedFile) : await pushContentIndex(db, { teamId: teamId ?? onlyTeam(), userId: 'cli' }, input)
   console.log(JSON.stringify({ ok: true, databasePath: config.databasePath, ...report }))
 } catch (e) {
   console.error(`${command} failed: ${(e as Error).message}`)

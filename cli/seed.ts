@@ -96,9 +96,9 @@ export function checkSeedFile(input: unknown, opts: SeedOptions = {}): asserts i
 }
 
 /** Checks (`checkSeedFile`) and applies a seed file. Returns what was written, for the CLI to print. */
-export function seed(db: Db, metrics: Metrics | null, input: unknown, opts: SeedOptions = {}) {
+export async function seed(db: Db, metrics: Metrics | null, input: unknown, opts: SeedOptions = {}) {
   checkSeedFile(input, opts)
-  return applySeed(db, metrics, input)
+  return await applySeed(db, metrics, input)
 }
 
 /**
@@ -106,8 +106,8 @@ export function seed(db: Db, metrics: Metrics | null, input: unknown, opts: Seed
  * unknown content type, a refused publish) leaves the database as it was. The writes below nest
  * as savepoints in this transaction.
  */
-export function applySeed(db: Db, metrics: Metrics | null, input: SeedFile) {
-  return db.$client.transaction(() => apply(db, metrics, input)).immediate()
+export async function applySeed(db: Db, metrics: Metrics | null, input: SeedFile) {
+  return await db.transaction(async () => await apply(db, metrics, input), { behavior: 'immediate' })
 }
 
 /**
@@ -140,24 +140,24 @@ function refuseRepeats(input: SeedFile): void {
   }
 }
 
-function apply(db: Db, metrics: Metrics | null, input: SeedFile) {
+async function apply(db: Db, metrics: Metrics | null, input: SeedFile) {
   const report = { teams: 0, documents: 0, published: 0 }
   for (const team of input.teams) {
-    db.transaction((tx) => {
+    await db.transaction(async (tx) => {
       // An existing team's languages or templates change as through the settings routes
       // (core/teams/settings.ts: fallbacks naming a removed locale go, a type's documents move with
       // its collection, a site change for what the site can see); a new team has no site to tell yet.
-      const existing = getTeam(tx, team.id)
+      const existing = await getTeam(tx, team.id)
       const actor = { teamId: team.id, userId: CLI_USER }
       if (existing) {
         tx.update(teams).set({ workspaceId: team.workspaceId }).where(eq(teams.id, team.id)).run()
-        writeLocales(tx, actor, team)
+        await writeLocales(tx, actor, team)
       } else {
         tx.insert(teams).values({ id: team.id, workspaceId: team.workspaceId, locales: team.locales, defaultLocale: team.defaultLocale, createdAt: new Date().toISOString() }).run()
       }
       let templateChanged = false
-      for (const type of team.contentTypes ?? []) templateChanged = writeContentType(tx, team.id, type.name, type) || templateChanged
-      if (existing && templateChanged) recordSiteChange(tx, { teamId: team.id, status: 'template', userId: CLI_USER })
+      for (const type of team.contentTypes ?? []) templateChanged = await writeContentType(tx, team.id, type.name, type) || templateChanged
+      if (existing && templateChanged) await recordSiteChange(tx, { teamId: team.id, status: 'template', userId: CLI_USER })
       for (const user of [...(team.users ?? []), { id: CLI_USER, token: null, capabilities: [...CAPABILITIES] }]) {
         const tokenHash = user.token ? hashToken(user.token) : revokedTokenHash(user.id)
         tx.insert(users).values({ id: user.id, tokenHash }).onConflictDoUpdate({ target: users.id, set: { tokenHash } }).run()
@@ -172,14 +172,14 @@ function apply(db: Db, metrics: Metrics | null, input: SeedFile) {
     const liveBefore = new Map<string, DocumentRow>()
     for (const doc of team.documents ?? []) {
       const { published, ...input } = doc
-      const current = loadLive(db, team.id, doc.id)
+      const current = await loadLive(db, team.id, doc.id)
       const wanted = { ...input, fields: input.fields ?? {}, locales: input.locales ?? {} }
       const changed = !current || !sameContent(current.body, wanted)
       if (changed) {
         const publishesNext = published === true && current?.published === true
         if (publishesNext) liveBefore.set(doc.id, current)
         try {
-          writeDocument(db, { teamId: team.id, userId: CLI_USER, doc: wanted, mayChangeLive: true, publishesNext })
+          await writeDocument(db, { teamId: team.id, userId: CLI_USER, doc: wanted, mayChangeLive: true, publishesNext })
         } catch (e) {
           // The route's refusal, said of the seed file's entry that caused it.
           if (e instanceof AppError) throw new Error(`Team ${team.id}, document ${doc.id}: ${e.message}`)
@@ -190,7 +190,7 @@ function apply(db: Db, metrics: Metrics | null, input: SeedFile) {
       if (published && (changed || !current?.published)) toPublish.push(doc.id)
     }
     // After every write, parents first (as a batch publish), so each event names its page's path.
-    for (const item of publishBatch(db, metrics, toPublish, { teamId: team.id, stampUserId: CLI_USER, actorUserId: CLI_USER, source: 'cli', liveBefore })) {
+    for (const item of await publishBatch(db, metrics, toPublish, { teamId: team.id, stampUserId: CLI_USER, actorUserId: CLI_USER, source: 'cli', liveBefore })) {
       if (item.status !== 0) throw new Error(`Publishing ${item.id} failed: ${item.reason}`)
       report.published++
     }
@@ -204,8 +204,8 @@ function sameContent(stored: Record<string, unknown>, wanted: Record<string, unk
 }
 
 /** Seeds the demo team when the database holds no team at all. */
-export function seedDemoIfEmpty(db: Db, metrics: Metrics | null): boolean {
-  if (hasAnyTeam(db)) return false
-  seed(db, metrics, demo)
+export async function seedDemoIfEmpty(db: Db, metrics: Metrics | null): Promise<boolean> {
+  if (await hasAnyTeam(db)) return false
+  await seed(db, metrics, demo)
   return true
 }

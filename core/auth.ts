@@ -2,9 +2,8 @@
  * Bearer-token callers and team capabilities (contract.md "Callers and permissions").
  * Tokens are stored only as SHA-256 hashes.
  */
-import { and, eq } from 'drizzle-orm'
 import type { Conn, Db } from '../db/client'
-import { memberships, users } from '../db/schema'
+import { membershipOf, userByTokenHash, userTokenHash } from '../db/queries/users'
 import { AppError } from './errors'
 
 export const CAPABILITIES = ['EditContent', 'ChangeLiveContent', 'ManageWebhooks', 'ManageTeam'] as const
@@ -30,28 +29,23 @@ export const revokedTokenHash = (userId: string) => `none:${userId}`
  * a capability taken away), or null when they still may. Work queued in a user's name (a
  * scheduled publish) asks this when it runs, not only when it was queued.
  */
-export function withdrawnReason(db: Conn, teamId: string, userId: string, required: readonly Capability[]): string | null {
-  const user = db.select({ tokenHash: users.tokenHash }).from(users).where(eq(users.id, userId)).get()
+export async function withdrawnReason(db: Conn, teamId: string, userId: string, required: readonly Capability[]): Promise<string | null> {
+  const user = await userTokenHash(db, userId)
   if (!user || user.tokenHash === revokedTokenHash(userId)) return `the token of user ${userId} has been revoked`
-  const membership = membershipOf(db, teamId, userId)
+  const membership = await membershipOf(db, teamId, userId)
   if (!membership) return `user ${userId} is no longer a member of this team`
   const missing = required.filter((c) => !membership.capabilities.includes(c))
   return missing.length > 0 ? `user ${userId} no longer has ${missing.join(', ')}` : null
 }
 
-/** A user's membership of a team (its capabilities), or undefined for a non-member. */
-const membershipOf = (db: Conn, teamId: string, userId: string) =>
-  db.select({ capabilities: memberships.capabilities }).from(memberships)
-    .where(and(eq(memberships.teamId, teamId), eq(memberships.userId, userId))).get()
-
 const unauthorized = () => new AppError(401, 'unauthorized', 'A valid bearer token is required.')
 export const forbidden = (message: string) => new AppError(403, 'forbidden', message)
 
 /** The user id behind a bearer token; throws 401 for a missing, malformed or unknown token. */
-export function authenticate(db: Db, authorization: string | undefined | null): { id: string } {
+export async function authenticate(db: Db, authorization: string | undefined | null): Promise<{ id: string }> {
   const token = BEARER.exec(authorization ?? '')?.[1]
   if (!token) throw unauthorized()
-  const user = db.select({ id: users.id }).from(users).where(eq(users.tokenHash, hashToken(token))).get()
+  const user = await userByTokenHash(db, hashToken(token))
   if (!user) throw unauthorized()
   return user
 }
@@ -63,8 +57,8 @@ export function authenticate(db: Db, authorization: string | undefined | null): 
 const authenticated = new WeakMap<Request, { id: string }>()
 
 /** `authenticate` for a request, remembered for the rest of its handling. */
-export function authenticateRequest(db: Db, request: Request): { id: string } {
-  const user = authenticate(db, request.headers.get('authorization'))
+export async function authenticateRequest(db: Db, request: Request): Promise<{ id: string }> {
+  const user = await authenticate(db, request.headers.get('authorization'))
   authenticated.set(request, user)
   return user
 }
@@ -76,11 +70,11 @@ const members = new WeakMap<Request, Caller>()
  * Resolves the caller of a request for the team named in the route, and checks `required`.
  * Throws 401 for a missing or unknown token, 403 for a non-member or a missing capability.
  */
-export function authorize(db: Db, request: Request, teamId: string, required: Capability[]): Caller {
-  const user = authenticated.get(request) ?? authenticateRequest(db, request)
+export async function authorize(db: Db, request: Request, teamId: string, required: Capability[]): Promise<Caller> {
+  const user = authenticated.get(request) ?? await authenticateRequest(db, request)
   let caller = members.get(request)
   if (caller?.teamId !== teamId) {
-    const membership = membershipOf(db, teamId, user.id)
+    const membership = await membershipOf(db, teamId, user.id)
     if (!membership) throw forbidden('You are not a member of this team.')
     caller = { userId: user.id, teamId, capabilities: new Set(membership.capabilities) }
     members.set(request, caller)

@@ -25,13 +25,13 @@ export async function runBatchWaiting<T>(
   db: Db,
   ids: readonly string[],
   order: readonly number[],
-  run: (id: string) => T,
+  run: (id: string) => T | Promise<T>,
 ): Promise<(T | ReturnType<typeof busyItem>)[]> {
   const answers: (T | ReturnType<typeof busyItem>)[] = new Array(ids.length)
   for (const [n, i] of order.entries()) {
     try {
       await writeLockFree(db)
-      answers[i] = run(ids[i]!)
+      answers[i] = await run(ids[i]!)
     } catch (e) {
       if (!isLocked(e) || n === 0) throw e
       for (const j of order.slice(n)) answers[j] = busyItem(ids[j]!)

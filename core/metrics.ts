@@ -1,7 +1,6 @@
-import { eq, sql } from 'drizzle-orm'
 import { Counter, Registry } from 'prom-client'
 import type { Conn, Db } from '../db/client'
-import { metricCounters } from '../db/schema'
+import { countersOf, incrementCounter } from '../db/queries/metrics'
 
 /** The outcomes of spec.md's publish metrics ("States and transitions"). */
 const OUTCOMES = ['ok', 'superseded', 'error'] as const
@@ -35,11 +34,11 @@ export function createMetrics() {
       // Scheduled publishes run in the dispatcher, which serves no HTTP: they are counted in the
       // shared database (core/publish/scheduled.ts) and, once `readPersistedFrom` names it, read
       // from there at scrape time instead of from this process's own increments.
-      collect() {
+      async collect() {
         if (!persisted) return
         this.reset()
         for (const o of OUTCOMES) this.inc({ outcome: o }, 0)
-        for (const [o, n] of Object.entries(readPersisted(persisted, WORKER_PUBLISH_REVISIONS))) this.inc({ outcome: o }, n)
+        for (const [o, n] of Object.entries(await readPersisted(persisted, WORKER_PUBLISH_REVISIONS))) this.inc({ outcome: o }, n)
       },
     }),
     /** Makes counters other processes persist (`countPersisted`) come from `db` at scrape time: the api's /metrics. */
@@ -63,15 +62,12 @@ export function primePublishOutcomes(metrics: Metrics) {
  * Adds one to the persisted counter `name{outcome}` (table `metric_counters`). Pass the
  * transaction of what is counted, so the count commits (or rolls back) with it.
  */
-export function countPersisted(conn: Conn, name: string, outcome: PublishOutcome): void {
-  conn.insert(metricCounters).values({ name, outcome, value: 1 })
-    .onConflictDoUpdate({ target: [metricCounters.name, metricCounters.outcome], set: { value: sql`${metricCounters.value} + 1` } })
-    .run()
+export async function countPersisted(conn: Conn, name: string, outcome: PublishOutcome): Promise<void> {
+  return await incrementCounter(conn, name, outcome)
 }
 
 /** The persisted counts of `name` by outcome (outcomes never counted are absent). */
-export function readPersisted(conn: Conn, name: string): Record<string, number> {
-  const rows = conn.select({ outcome: metricCounters.outcome, value: metricCounters.value }).from(metricCounters)
-    .where(eq(metricCounters.name, name)).all()
+export async function readPersisted(conn: Conn, name: string): Promise<Record<string, number>> {
+  const rows = await countersOf(conn, name)
   return Object.fromEntries(rows.map((r) => [r.outcome, r.value]))
 }

@@ -8,15 +8,22 @@ import { dirname, join } from 'node:path'
 import * as schema from './schema'
 import { migrateGuarded } from './migrate'
 import { createPrivateFile } from './file-modes'
+import { heldElsewhere, withAsyncTransactions } from './transaction'
+
+export { holdConnection, useClient } from './transaction'
 
 type DrizzleDb = BunSQLiteDatabase<typeof schema>
-type DrizzleTx = Parameters<Parameters<DrizzleDb['transaction']>[0]>[0]
-/** Opens a transaction whose callback gets a `Tx` (nested calls open savepoints). */
-type Transaction = <T>(fn: (tx: Tx) => T, config?: Parameters<DrizzleDb['transaction']>[1]) => T
+/** How a transaction begins on SQLite: DEFERRED (a read, the default) or IMMEDIATE (a write). */
+export type TransactionConfig = { behavior?: 'deferred' | 'immediate' | 'exclusive' }
+/**
+ * Opens a transaction whose (async) callback gets a `Tx`; a nested call opens a savepoint. The
+ * transaction holds the connection across the callback's awaits (see db/transaction.ts).
+ */
+export type Transaction = <T>(fn: (tx: Tx) => T | Promise<T>, config?: TransactionConfig) => Promise<T>
 /** The database, with `$client`: the bun:sqlite connection its queries run on. */
-export type Db = { $client: Database; transaction: Transaction } & DrizzleDb
-/** The transaction handle `db.transaction` callbacks get, with the `$client` it runs on (see `exposeClient`). */
-export type Tx = { $client: Database; transaction: Transaction } & DrizzleTx
+export type Db = Omit<DrizzleDb, 'transaction'> & { $client: Database; transaction: Transaction }
+/** The handle a transaction's callback gets: it runs on the same `$client`, inside the transaction. */
+export type Tx = Db & { readonly $inTransaction: true }
 /** Anything that can run queries: the database or an open transaction. */
 export type Conn = Db | Tx
 
@@ -65,21 +72,9 @@ function setUp(sqlite: Database, path: string, opts: { migrate?: boolean }): Db 
       sqlite.exec('ROLLBACK')
     }
   }
-  const db = exposeClient(drizzle({ client: sqlite, schema }), sqlite) as unknown as Db
-  if (opts.migrate !== false) migrateGuarded(db, path)
-  return db
-}
-
-/**
- * drizzle gives the database its bun:sqlite client as `$client` but not its transactions, whose
- * callbacks run on that same client (synchronously): every transaction opened on `conn`, nested
- * ones too, gets it as `$client` here, so the cached-statement paths (db/store.ts `raw`, db/outbox)
- * reach it through a public field.
- */
-function exposeClient<C extends object>(conn: C, client: Database): C {
-  const open = (conn as unknown as { transaction: (fn: (tx: object) => unknown, config?: unknown) => unknown }).transaction.bind(conn)
-  const transaction = (fn: (tx: object) => unknown, config?: unknown) => open((tx) => fn(exposeClient(Object.assign(tx, { $client: client }), client)), config)
-  return Object.assign(conn, { transaction })
+  const orm = drizzle({ client: sqlite, schema })
+  if (opts.migrate !== false) migrateGuarded(orm, path)
+  return withAsyncTransactions(orm, sqlite)
 }
 
 /**
@@ -125,6 +120,9 @@ export async function writeLockFree(db: Db): Promise<void> {
  */
 export function writeLockFreeNow(db: Db): boolean {
   const c = db.$client
+  // Another request's transaction of this process holds the connection across its awaits: a
+  // write from here would run inside it (db/transaction.ts).
+  if (heldElsewhere(c)) return false
   return tryWriteLock(c, (c.query('PRAGMA busy_timeout').get() as { timeout: number }).timeout)
 }
 
@@ -136,7 +134,7 @@ export type MayWrite = () => boolean
 
 /** Takes and at once gives back the write lock without waiting; false when another connection holds it. */
 function tryWriteLock(c: Database, timeoutMs: number): boolean {
-  if (c.inTransaction) return true // only this connection's own (synchronous) transaction could hold it
+  if (c.inTransaction) return true // this process's own transaction holds it (writes queue on its mutex)
   c.exec('PRAGMA busy_timeout = 0')
   try {
     c.exec('BEGIN IMMEDIATE')

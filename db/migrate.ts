@@ -6,13 +6,13 @@
 import { Database } from 'bun:sqlite'
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
 import { join } from 'node:path'
-import type { Db } from './client'
+import type { BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { createPrivateFile } from './file-modes'
 
 const migrationsFolder = join(import.meta.dir, 'migrations')
 
 /** Applies pending migrations to `db`; safe when the api and dispatcher start together. */
-export function migrateGuarded(db: Db, path: string): void {
+export function migrateGuarded(db: BunSQLiteDatabase<Record<string, unknown>>, path: string): void {
   if (path === ':memory:') return migrate(db, { migrationsFolder })
   createPrivateFile(`${path}.migrate-lock`) // 0600, as the database's own files
   const lock = new Database(`${path}.migrate-lock`, { create: true })

@@ -4,9 +4,12 @@
  * inside one `db.transaction(...)`.
  */
 import type { Database } from 'bun:sqlite'
-import type { Conn } from './client'
+import { useClient, type Conn } from './client'
 import { decodeStored, encodeDelta, encodeFull, keyframeOf, type StoredBody } from './revision-body'
 import type { DocumentRow, RevisionRow } from './schema'
+import { countRevisionsNow } from './revisions'
+
+export * from './revisions'
 
 export type DocKind = DocumentRow['kind']
 
@@ -36,7 +39,7 @@ const nodeIds = new WeakMap<Database, string>()
  * A fresh change vector `A:<etag>-<node>`: the etag is a database-wide counter bumped inside
  * the caller's transaction, the node id is fixed per database file.
  */
-export function nextChangeVector(conn: Conn): string {
+function nextChangeVectorNow(conn: Conn): string {
   const client = raw(conn)
   const row = client
     .query<{ value: string }, []>(
@@ -44,6 +47,11 @@ export function nextChangeVector(conn: Conn): string {
     )
     .get()!
   return `A:${row.value}-${nodeId(client)}`
+}
+
+/** `nextChangeVectorNow` for any caller: inside its transaction, or once the connection is free (db/transaction.ts). */
+export async function nextChangeVector(conn: Conn): Promise<string> {
+  return await useClient(conn, () => nextChangeVectorNow(conn))
 }
 
 function nodeId(client: Database): string {
@@ -78,10 +86,15 @@ const toDocRow = (r: DocRecord): DocumentRow => ({
 const storable = (id: string) => id.isWellFormed()
 
 /** Loads a document row, soft-deleted or not; `null` when absent (or when `id` cannot be stored). */
-export function loadDoc(conn: Conn, teamId: string, id: string): DocumentRow | null {
+function loadDocNow(conn: Conn, teamId: string, id: string): DocumentRow | null {
   if (!storable(id)) return null
   const r = raw(conn).query<DocRecord, [string, string]>('SELECT * FROM documents WHERE team_id = ? AND id = ?').get(teamId, id)
   return r ? toDocRow(r) : null
+}
+
+/** `loadDocNow` for any caller: inside its transaction, or once the connection is free (db/transaction.ts). */
+export async function loadDoc(conn: Conn, teamId: string, id: string): Promise<DocumentRow | null> {
+  return await useClient(conn, () => loadDocNow(conn, teamId, id))
 }
 
 export interface SaveDoc {
@@ -107,9 +120,9 @@ export interface SaveDoc {
  * Writes a document if the stored change vector is the one the caller read. Returns the row
  * as written. Throws `ConcurrencyError` (and writes nothing) on a mismatch.
  */
-export function saveDoc(conn: Conn, input: SaveDoc): DocumentRow {
+function saveDocNow(conn: Conn, input: SaveDoc): DocumentRow {
   if (!storable(input.id) || !storable(input.canonicalId)) throw new Error('A document id with a lone surrogate cannot be stored')
-  const current = input.current !== undefined ? input.current : loadDoc(conn, input.teamId, input.id)
+  const current = input.current !== undefined ? input.current : loadDocNow(conn, input.teamId, input.id)
   if (input.expect !== undefined && (current?.changeVector ?? null) !== input.expect) {
     throw new ConcurrencyError(input.id)
   }
@@ -120,7 +133,7 @@ export function saveDoc(conn: Conn, input: SaveDoc): DocumentRow {
     kind: input.kind,
     collection: input.collection,
     body: input.body,
-    changeVector: nextChangeVector(conn),
+    changeVector: nextChangeVectorNow(conn),
     published: input.published ?? current?.published ?? false,
     archived: input.archived ?? current?.archived ?? false,
     deletedAt: input.deletedAt === undefined ? (current?.deletedAt ?? null) : input.deletedAt,
@@ -139,13 +152,23 @@ export function saveDoc(conn: Conn, input: SaveDoc): DocumentRow {
   return row
 }
 
+/** `saveDocNow` for any caller: inside its transaction, or once the connection is free (db/transaction.ts). */
+export async function saveDoc(conn: Conn, input: SaveDoc): Promise<DocumentRow> {
+  return await useClient(conn, () => saveDocNow(conn, input))
+}
+
 /** Deletes a document row outright (used for siblings: discard draft, consumed schedule). */
-export function deleteDoc(conn: Conn, teamId: string, id: string, expect?: string): boolean {
-  const current = loadDoc(conn, teamId, id)
+function deleteDocNow(conn: Conn, teamId: string, id: string, expect?: string): boolean {
+  const current = loadDocNow(conn, teamId, id)
   if (!current) return false
   if (expect !== undefined && current.changeVector !== expect) throw new ConcurrencyError(id)
   raw(conn).query('DELETE FROM documents WHERE team_id = ? AND id = ?').run(teamId, id)
   return true
+}
+
+/** `deleteDocNow` for any caller: inside its transaction, or once the connection is free (db/transaction.ts). */
+export async function deleteDoc(conn: Conn, teamId: string, id: string, expect?: string): Promise<boolean> {
+  return await useClient(conn, () => deleteDocNow(conn, teamId, id, expect))
 }
 
 /**
@@ -153,13 +176,13 @@ export function deleteDoc(conn: Conn, teamId: string, id: string, expect?: strin
  * body is stored compressed (db/revision-body.ts): a keyframe every KEYFRAME_EVERY ordinals, and
  * in between a delta against the keyframe, whose text is read here (one index seek).
  */
-export function putRevision(
+function putRevisionNow(
   conn: Conn,
   input: { teamId: string; documentId: string; changeVector: string; body: Record<string, unknown>; stamped: boolean },
 ): RevisionRow {
   const client = raw(conn)
   const createdAt = new Date().toISOString()
-  const ordinal = countRevisions(conn, input.teamId, input.documentId) + 1
+  const ordinal = countRevisionsNow(conn, input.teamId, input.documentId) + 1
   const text = JSON.stringify(input.body)
   const body = encodeRevision(client, input.teamId, input.documentId, ordinal, text)
   const { seq } = client
@@ -170,6 +193,14 @@ export function putRevision(
     .get(input.teamId, input.documentId, ordinal, input.changeVector, body, input.stamped ? summaryOf(input.body) : null, input.stamped ? 1 : 0, createdAt)!
   if (input.stamped) noteLocales(conn, input.teamId, input.documentId, ordinal, createdAt, input.body)
   return { seq, ordinal, ...input, createdAt }
+}
+
+/** `putRevisionNow` for any caller: inside its transaction, or once the connection is free (db/transaction.ts). */
+export async function putRevision(
+  conn: Conn,
+  input: { teamId: string; documentId: string; changeVector: string; body: Record<string, unknown>; stamped: boolean },
+): Promise<RevisionRow> {
+  return await useClient(conn, () => putRevisionNow(conn, input))
 }
 
 /**
@@ -196,38 +227,6 @@ export function summaryOf(body: Record<string, unknown>): string | null {
   return JSON.stringify([at, by, Object.keys((body.locales ?? {}) as object)])
 }
 
-/** A revision as a version page needs it: no body, unless its summary is missing. */
-export interface RevisionEntry {
-  ordinal: number
-  changeVector: string
-  stamped: boolean
-  /** A stamped revision's version row fields (from `summary`, or else from its body). */
-  publishedAt?: unknown
-  publishedBy?: unknown
-  locales: string[]
-}
-
-/** Up to `limit` revisions with `ordinal <= fromOrdinal`, newest first, as version rows need them. */
-export function revisionEntriesFrom(conn: Conn, teamId: string, documentId: string, fromOrdinal: number, limit: number): RevisionEntry[] {
-  const client = raw(conn)
-  return client
-    .query<{ ordinal: number; change_vector: string; stamped: number; summary: string | null; body: StoredBody | null }, [string, string, number, number]>(
-      `SELECT ordinal, change_vector, stamped, summary, CASE WHEN summary IS NULL AND stamped = 1 THEN body END AS body
-       FROM revisions WHERE team_id = ? AND document_id = ? AND ordinal <= ? ORDER BY ordinal DESC LIMIT ?`,
-    )
-    .all(teamId, documentId, fromOrdinal, limit)
-    .map((r) => {
-      const entry = { ordinal: r.ordinal, changeVector: r.change_vector, stamped: r.stamped === 1 }
-      if (r.summary !== null) {
-        const [publishedAt, publishedBy, locales] = JSON.parse(r.summary) as [string, string, string[]]
-        return { ...entry, publishedAt, publishedBy, locales }
-      }
-      if (r.body === null) return { ...entry, locales: [] }
-      const body = JSON.parse(decodeStored(client, r.body)) as Record<string, unknown>
-      return { ...entry, publishedAt: body.__publishedAt, publishedBy: body.__publishedBy, locales: Object.keys((body.locales ?? {}) as object) }
-    })
-}
-
 /**
  * Keeps `revision_locales` (db/schema.ts) up to date for a new Published Version: each of its
  * locales was last published at this ordinal, and at this time or later. `max()` keeps the
@@ -241,45 +240,4 @@ function noteLocales(conn: Conn, teamId: string, documentId: string, ordinal: nu
      ON CONFLICT (team_id, document_id, locale) DO UPDATE SET last_ordinal = max(last_ordinal, excluded.last_ordinal), last_at = max(last_at, excluded.last_at)`,
   )
   for (const locale of Object.keys(locales)) upsert.run(teamId, documentId, locale, ordinal, createdAt)
-}
-
-interface RevisionRecord {
-  seq: number; ordinal: number; team_id: string; document_id: string; change_vector: string; body: StoredBody; stamped: number; created_at: string
-}
-
-/** A stored revision as callers see it: the body decoded from whichever form the row is in. */
-const toRevisionRow = (client: Database) => (r: RevisionRecord): RevisionRow => ({
-  seq: r.seq, ordinal: r.ordinal, teamId: r.team_id, documentId: r.document_id, changeVector: r.change_vector,
-  body: JSON.parse(decodeStored(client, r.body)), stamped: r.stamped === 1, createdAt: r.created_at,
-})
-
-/** Raw revisions of a document, newest first: `limit` of them from raw offset `start`. */
-export function listRevisions(conn: Conn, teamId: string, documentId: string, start: number, limit: number): RevisionRow[] {
-  const ordinal = countRevisions(conn, teamId, documentId) - start
-  return ordinal > 0 ? revisionsFrom(conn, teamId, documentId, ordinal, limit) : []
-}
-
-/** Up to `limit` revisions of a document with `ordinal <= fromOrdinal`, newest first. */
-export function revisionsFrom(conn: Conn, teamId: string, documentId: string, fromOrdinal: number, limit: number): RevisionRow[] {
-  const client = raw(conn)
-  return client
-    .query<RevisionRecord, [string, string, number, number]>(
-      'SELECT * FROM revisions WHERE team_id = ? AND document_id = ? AND ordinal <= ? ORDER BY ordinal DESC LIMIT ?',
-    )
-    .all(teamId, documentId, fromOrdinal, limit)
-    .map(toRevisionRow(client))
-}
-
-/** How many revisions a document has: its highest ordinal, one index seek. */
-export function countRevisions(conn: Conn, teamId: string, documentId: string): number {
-  return raw(conn)
-    .query<{ n: number | null }, [string, string]>('SELECT max(ordinal) AS n FROM revisions WHERE team_id = ? AND document_id = ?')
-    .get(teamId, documentId)!.n ?? 0
-}
-
-/** The revision stored under a change vector, whatever document it belongs to. */
-export function revisionByChangeVector(conn: Conn, teamId: string, changeVector: string): RevisionRow | null {
-  const client = raw(conn)
-  const r = client.query<RevisionRecord, [string, string]>('SELECT * FROM revisions WHERE team_id = ? AND change_vector = ?').get(teamId, changeVector)
-  return r ? toRevisionRow(client)(r) : null
 }

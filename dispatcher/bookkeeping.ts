@@ -61,19 +61,19 @@ export function createBookkeeping(deps: BookkeepingDeps): (at: number, busy: boo
       lastCheckpoint = at
       await safely('checkpoint', () => store.checkpoint())
     }
-    await safely('scheduled publishes', () => {
+    await safely('scheduled publishes', async () => {
       const failed = (s: { documentId: string; teamId: string }, err: unknown) => log.error({ err, teamId: s.teamId, documentId: s.documentId }, 'scheduled publish failed; tried again in a minute')
       // Counted in the database (the dispatcher serves no /metrics): see core/publish/scheduled.ts.
-      const counted = (conn: Parameters<typeof countPersisted>[0], outcome: 'ok' | 'error') => countPersisted(conn, WORKER_PUBLISH_REVISIONS, outcome)
-      for (const item of runDueSchedules(db, counted, at, mayWrite, failed)) {
+      const counted = async (conn: Parameters<typeof countPersisted>[0], outcome: 'ok' | 'error') => await countPersisted(conn, WORKER_PUBLISH_REVISIONS, outcome)
+      for (const item of await runDueSchedules(db, counted, at, mayWrite, failed)) {
         log.info({ documentId: item.id, status: item.status, ...(item.status === 1 ? { reason: item.reason } : {}) }, 'scheduled publish')
       }
     })
     await safely('index job', () => runIndexJob(db, mayWrite))
     await safely('revision compression', () => compressRevisionsStep(db, mayWrite, log))
-    await safely('site changes', () => {
+    await safely('site changes', async () => {
       const rules = { now: at, quietMs: deps.siteChangeQuietMs, maxHoldMs: deps.siteChangeMaxHoldMs }
-      for (const teamId of emitDueSiteChanges(db, rules, mayWrite)) log.info({ teamId }, 'site.changed emitted')
+      for (const teamId of await emitDueSiteChanges(db, rules, mayWrite)) log.info({ teamId }, 'site.changed emitted')
     })
     if (deps.retentionMs > 0 && (at >= nextPruneAt || at < nextPruneAt - PRUNE_EVERY_MS)) {
       await safely('retention', async () => {

@@ -26,7 +26,7 @@ export function runIndexJob(db: Db, mayWrite: MayWrite = () => true): number {
  * Safe with two dispatchers: the marking UPDATE decides who emits.
  * Returns the team ids that got an event.
  */
-export function emitDueSiteChanges(db: Db, rules: { now: number; quietMs: number; maxHoldMs: number }, mayWrite: MayWrite = () => true): string[] {
+export async function emitDueSiteChanges(db: Db, rules: { now: number; quietMs: number; maxHoldMs: number }, mayWrite: MayWrite = () => true): Promise<string[]> {
   const held = db
     .select({ teamId: siteChanges.teamId, firstAt: min(siteChanges.occurredAt), lastAt: max(siteChanges.occurredAt), maxId: max(siteChanges.id) })
     .from(siteChanges)
@@ -38,8 +38,8 @@ export function emitDueSiteChanges(db: Db, rules: { now: number; quietMs: number
     const team = db.select().from(teams).where(eq(teams.id, h.teamId)).get()
     const indexCaughtUp = !team || team.indexedGeneration >= team.indexGeneration
     if (!shouldEmit({ firstAt: h.firstAt!, lastAt: h.lastAt! }, { ...rules, indexCaughtUp }) || !mayWrite()) continue
-    const done = db.transaction(
-      (tx) => {
+    const done = await db.transaction(
+      async (tx) => {
         const covered = tx
           .update(siteChanges)
           .set({ emittedAt: rules.now })
@@ -49,7 +49,7 @@ export function emitDueSiteChanges(db: Db, rules: { now: number; quietMs: number
         if (covered.length === 0 || !team) return false
         // The latest change names the status and the acting user of the coalesced event.
         const latest = tx.select().from(siteChanges).where(and(eq(siteChanges.teamId, h.teamId), lte(siteChanges.id, h.maxId!))).orderBy(desc(siteChanges.id)).limit(1).get()!
-        enqueueEvent(tx, {
+        await enqueueEvent(tx, {
           v: 2, eventType: 'site.changed', eventId: Bun.randomUUIDv7(), occurredAt: new Date(latest.occurredAt).toISOString(),
           teamId: team.id, workspaceId: team.workspaceId, userId: latest.userId, documentId: null, collection: null,
           locales: [], status: latest.status, url: '', urls: {}, previousUrls: [], scope: 'site',

@@ -14,7 +14,7 @@ import { stopOnPostgres } from '../core/postgres-startup'
 const config = loadConfigOrExit('start')
 if (config.databaseUrl) await stopOnPostgres('start', config)
 const db = openDbOrExit('start', config.databasePath)
-if (seedDemoIfEmpty(db, null)) {
+if (await seedDemoIfEmpty(db, null)) {
   createLogger(config.logLevel, 'start').warn(
     { databasePath: config.databasePath },
     // Named by where to find them, not by value: no token in a log line (contract.md), public or not.

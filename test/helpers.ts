@@ -81,7 +81,7 @@ export async function createTestContext(opts: { env?: Record<string, string>; se
   const config = loadConfig({ DATABASE_PATH: path, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...opts.env })
   const db = openDb(path)
   const metrics = createMetrics()
-  seed(db, metrics, opts.seed ?? testSeed())
+  await seed(db, metrics, opts.seed ?? testSeed())
   const log = opts.logTo ? createLogger('info', 'test', { write: (line: string) => void opts.logTo!(line) }) : createLogger('silent', 'test')
   const app = createApp({ db, config, log, metrics })
   await app.modules

@@ -110,8 +110,8 @@ export function assistantRoutes({ db, metrics, log }: AppDeps) {
       requires: ['EditContent'],
       // Before the schema's generic "Expected object", after the caller's check (this hook runs
       // ahead of `requires`, so it authorises first itself: an outsider gets 403 for any body).
-      transform({ body, request, params }) {
-        authorize(db, request, (params as { activeTeam: string }).activeTeam, ['EditContent'])
+      async transform({ body, request, params }) {
+        await authorize(db, request, (params as { activeTeam: string }).activeTeam, ['EditContent'])
         if (Array.isArray(body)) throw new AppError(400, 'invalid_body', 'Send one JSON-RPC message per request: batches are not taken (MCP 2025-06-18 dropped them).')
         messageProblem(body)
       },

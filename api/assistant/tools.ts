@@ -82,7 +82,7 @@ export const TOOLS = {
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     input: ListInput,
     output: DocumentList,
-    run: ({ db, caller }, args) => listDocuments(db, caller.teamId, { collection: args.collection, after: args.after, pageSize: args.pageSize ?? LIST_PAGE.fallback }) as Record<string, unknown>,
+    run: async ({ db, caller }, args) => await listDocuments(db, caller.teamId, { collection: args.collection, after: args.after, pageSize: args.pageSize ?? LIST_PAGE.fallback }) as Record<string, unknown>,
   }),
   get_content: tool({
     description: 'Read one document of this team as it is stored now: the live canonical, or its draft, scheduled or snapshot sibling.',
@@ -90,7 +90,7 @@ export const TOOLS = {
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     input: GetInput,
     output: t.Object({ document: t.Union([DocumentView, ActivityView]) }),
-    run: ({ db, caller }, args) => ({ document: present(readDocument(db, caller.teamId, args.id)) }),
+    run: async ({ db, caller }, args) => ({ document: present(await readDocument(db, caller.teamId, args.id)) }),
   }),
 } as const
 

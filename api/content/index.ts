@@ -25,11 +25,12 @@ export function contentRoutes({ db, config }: AppDeps) {
     .use(authGuard(db))
     .get(
       '/content/:activeTeam',
-      ({ params, query, headers, set }) => {
-        const row = readDocument(db, params.activeTeam, query.id)
+      async ({ params, query, headers, set }) => {
+        const row = await readDocument(db, params.activeTeam, query.id)
         const etag = JSON.stringify(row.changeVector)
         // The client's copy is current: no body (RFC 9110 section 15.4.5: the ETag is sent again).
-        if (ifNoneMatchHits(headers['if-none-match'], row.changeVector)) return new Response(null, { status: 304, headers: { etag } })
+        // (`as never`: an async handler's Promise of a Response or a typed body fits neither of Elysia's MaybePromise types.)
+        if (ifNoneMatchHits(headers['if-none-match'], row.changeVector)) return new Response(null, { status: 304, headers: { etag } }) as never
         set.headers.etag = etag
         return present(row)
       },
@@ -44,9 +45,9 @@ export function contentRoutes({ db, config }: AppDeps) {
     )
     .post(
       '/content/:activeTeam',
-      ({ params, body, headers, set, caller }) => {
+      async ({ params, body, headers, set, caller }) => {
         // An ETag from GET, sent back as If-Match, makes the write conditional (409 on a mismatch).
-        const row = writeDocument(db, {
+        const row = await writeDocument(db, {
           teamId: params.activeTeam, userId: caller.userId, doc: body, ifMatch: headers['if-match'], mayChangeLive: caller.capabilities.has('ChangeLiveContent'),
         })
         set.headers.etag = JSON.stringify(row.changeVector)
@@ -63,8 +64,8 @@ export function contentRoutes({ db, config }: AppDeps) {
     )
     .patch(
       '/content/:activeTeam',
-      ({ params, query, body, headers, set, caller }) => {
-        const row = patchDocument(db, {
+      async ({ params, query, body, headers, set, caller }) => {
+        const row = await patchDocument(db, {
           teamId: params.activeTeam, userId: caller.userId, id: query.id, patch: body, ifMatch: headers['if-match'], mayChangeLive: caller.capabilities.has('ChangeLiveContent'),
           maxBytes: config.maxBodyBytes,
         })
@@ -83,9 +84,9 @@ export function contentRoutes({ db, config }: AppDeps) {
     )
     .post(
       '/content/schedule/:activeTeam',
-      ({ params, body, set, caller }) => {
+      async ({ params, body, set, caller }) => {
         set.status = 201
-        return schedulePublish(db, { teamId: params.activeTeam, userId: caller.userId, ...body })
+        return await schedulePublish(db, { teamId: params.activeTeam, userId: caller.userId, ...body })
       },
       {
         requires: SCHEDULE_REQUIRES,
@@ -97,8 +98,8 @@ export function contentRoutes({ db, config }: AppDeps) {
     )
     .get(
       '/content/list/:activeTeam',
-      ({ params, query }) =>
-        listDocuments(db, params.activeTeam, { collection: query.collection || undefined, after: query.after || undefined, pageSize: parseListPageSize(query.pageSize) }),
+      async ({ params, query }) =>
+        await listDocuments(db, params.activeTeam, { collection: query.collection || undefined, after: query.after || undefined, pageSize: parseListPageSize(query.pageSize) }),
       {
         requires: ['EditContent'],
         params: team,

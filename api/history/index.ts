@@ -9,8 +9,8 @@ import { getHistory } from '../../core/history/service'
 export function historyRoutes({ db }: AppDeps) {
   return new Elysia({ detail: { tags: ['versions'] } }).use(authGuard(db)).get(
     '/content/history/:activeTeam',
-    ({ params, query }) => {
-      return getHistory(db, params.activeTeam, query.id)
+    async ({ params, query }) => {
+      return await getHistory(db, params.activeTeam, query.id)
     },
     {
       requires: ['EditContent'],

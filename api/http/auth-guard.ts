@@ -17,18 +17,18 @@ export function authGuard(db: Db) {
   return new Elysia().macro({
     requires: (required: Capability[]) => ({
       detail: { 'x-capabilities': [...required] } as DocumentDecoration,
-      transform({ params, request }) {
+      async transform({ params, request }) {
         const p = params as Record<string, string>
-        authorize(db, request, p.activeTeam ?? p.teamId ?? '', required)
+        await authorize(db, request, p.activeTeam ?? p.teamId ?? '', required)
       },
       resolve: ({ request }) => ({ caller: callerOf(request)! }),
     }),
     /** Like `requires`, but any one of `allowed` will do (reading what either capability writes or uses). */
     requiresAny: (allowed: Capability[]) => ({
       detail: { 'x-capabilities-any': [...allowed] } as DocumentDecoration,
-      transform({ params, request }) {
+      async transform({ params, request }) {
         const p = params as Record<string, string>
-        const caller = authorize(db, request, p.activeTeam ?? p.teamId ?? '', [])
+        const caller = await authorize(db, request, p.activeTeam ?? p.teamId ?? '', [])
         if (!allowed.some((c) => caller.capabilities.has(c))) throw forbidden(`Missing capability: one of ${allowed.join(', ')}.`)
       },
     }),

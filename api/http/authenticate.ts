@@ -22,11 +22,11 @@ export const publicPaths = (metricsPublic: boolean) => (metricsPublic ? /^\/(hea
  */
 export function authenticate(deps: { db: Db; log: Logger; metricsPublic: boolean }) {
   const open = publicPaths(deps.metricsPublic)
-  return new Elysia({ name: 'authenticate', seed: deps.metricsPublic }).onRequest(({ request }) => {
+  return new Elysia({ name: 'authenticate', seed: deps.metricsPublic }).onRequest(async ({ request }) => {
     const path = new URL(request.url).pathname
     if (open.test(path)) return
     try {
-      authenticateRequest(deps.db, request)
+      await authenticateRequest(deps.db, request)
     } catch (e) {
       return errorResponse(e, 'UNKNOWN', deps.log)
     }

@@ -27,9 +27,9 @@ export function restoreRoutes({ db }: AppDeps) {
     .use(authGuard(db))
     .post(
       '/content/apply-version/:activeTeam',
-      ({ body, headers, caller }) => {
+      async ({ body, headers, caller }) => {
         const cmd = readRestoreRequest(parseBody(raw(body)) as Record<string, unknown>)
-        return [restore(db, caller, cmd, { ifMatch: headers['if-match'] })]
+        return [await restore(db, caller, cmd, { ifMatch: headers['if-match'] })]
       },
       {
         requires: ['EditContent'],
@@ -47,13 +47,13 @@ export function restoreRoutes({ db }: AppDeps) {
     )
     .post(
       '/content/apply-snapshot/:activeTeam',
-      ({ body, headers, caller }) => {
+      async ({ body, headers, caller }) => {
         const parsed = parseBody(raw(body), SNAPSHOT_FIELDS) as Record<string, unknown>
         // Same command as apply-version with `kind: "snapshot"`; the path names the kind, and a
         // `kind` that says otherwise (a revision body sent here by mistake) is refused, not ignored.
         if (parsed.kind !== undefined && parsed.kind !== 'snapshot') throw badRequest('bad_kind', 'This endpoint restores snapshots: `kind` may only be `snapshot`.')
         const cmd = readRestoreRequest({ ...parsed, kind: 'snapshot' })
-        return [restore(db, caller, cmd, { ifMatch: headers['if-match'] })]
+        return [await restore(db, caller, cmd, { ifMatch: headers['if-match'] })]
       },
       {
         requires: ['EditContent'],

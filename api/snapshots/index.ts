@@ -17,7 +17,7 @@ export function snapshotRoutes({ db }: AppDeps) {
     .use(authGuard(db))
     .get(
       '/content/snapshots/:activeTeam',
-      ({ params, query }) => listSnapshots(db, params.activeTeam, query.documentId || undefined),
+      async ({ params, query }) => await listSnapshots(db, params.activeTeam, query.documentId || undefined),
       {
         requires: ['EditContent'],
         params: team,
@@ -29,8 +29,8 @@ export function snapshotRoutes({ db }: AppDeps) {
     )
     .post(
       '/content/snapshots/:activeTeam',
-      ({ params, body, set, caller }) => {
-        const record = createSnapshot(db, { teamId: params.activeTeam, userId: caller.userId, ...body })
+      async ({ params, body, set, caller }) => {
+        const record = await createSnapshot(db, { teamId: params.activeTeam, userId: caller.userId, ...body })
         set.status = 201
         return record
       },
@@ -44,8 +44,8 @@ export function snapshotRoutes({ db }: AppDeps) {
     )
     .patch(
       '/content/snapshots/:activeTeam',
-      ({ params, query, body }) => {
-        return renameSnapshot(db, { teamId: params.activeTeam, id: query.id, name: body.name })
+      async ({ params, query, body }) => {
+        return await renameSnapshot(db, { teamId: params.activeTeam, id: query.id, name: body.name })
       },
       {
         requires: ['EditContent'],
@@ -58,8 +58,8 @@ export function snapshotRoutes({ db }: AppDeps) {
     )
     .post(
       '/content/snapshots/revoke/:activeTeam',
-      ({ params, body }) => {
-        return revokeSnapshot(db, { teamId: params.activeTeam, id: body.id })
+      async ({ params, body }) => {
+        return await revokeSnapshot(db, { teamId: params.activeTeam, id: body.id })
       },
       {
         requires: ['EditContent'],

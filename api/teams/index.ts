@@ -24,47 +24,47 @@ export function teamRoutes({ db }: AppDeps) {
   const actor = (teamId: string, caller: Caller) => ({ teamId, userId: caller.userId })
   return new Elysia({ name: 'teams', detail: { tags: ['teams'] } })
     .use(authGuard(db))
-    .get('/me', ({ request }) => {
-      const user = authenticate(db, request.headers.get('authorization'))
-      return { userId: user.id, teams: teamsOf(db, user.id) }
+    .get('/me', async ({ request }) => {
+      const user = await authenticate(db, request.headers.get('authorization'))
+      return { userId: user.id, teams: await teamsOf(db, user.id) }
     }, {
       response: { 200: Me, 401: ErrorBody },
       detail: { summary: 'Who the bearer token belongs to: the user id, and per team the capabilities, locales and UI feature flags' },
     })
     // Every member reads the flags (the editor app decides what its History drawer shows from them).
-    .get('/teams/:teamId/features', ({ params }) => readFeatures(db, params.teamId), {
+    .get('/teams/:teamId/features', async ({ params }) => await readFeatures(db, params.teamId), {
       requiresAny: members, params: teamParams, response: { 200: TeamFeatures, ...readErrors },
       detail: { summary: "The team's UI feature flags (`history`, `snapshots`); they change no endpoint's answer" },
     })
-    .put('/teams/:teamId/features', ({ params, body }) => setFeatures(db, params.teamId, body), {
+    .put('/teams/:teamId/features', async ({ params, body }) => await setFeatures(db, params.teamId, body), {
       requires: ['ManageTeam'], params: teamParams, body: TeamFeatures, response: { 200: TeamFeatures, ...errors },
       detail: { summary: 'Set the UI feature flags of the History drawer (no site.changed; no endpoint answers differently)' },
     })
-    .get('/teams/:teamId/locales', ({ params }) => readLocales(db, params.teamId), {
+    .get('/teams/:teamId/locales', async ({ params }) => await readLocales(db, params.teamId), {
       requiresAny: readers, params: teamParams, response: { 200: LocalesInput, ...readErrors },
       detail: { summary: "The team's locales and default locale, as PUT .../locales takes them" },
     })
-    .get('/teams/:teamId/localization', ({ params }) => readLocalization(db, params.teamId), {
+    .get('/teams/:teamId/localization', async ({ params }) => await readLocalization(db, params.teamId), {
       requiresAny: readers, params: teamParams, response: { 200: LocalizationInput, ...readErrors },
       detail: { summary: "The team's locale fallbacks, as PUT .../localization takes them" },
     })
-    .get('/teams/:teamId/content-types', ({ params }) => readContentTypes(db, params.teamId), {
+    .get('/teams/:teamId/content-types', async ({ params }) => await readContentTypes(db, params.teamId), {
       requiresAny: readers, params: teamParams, response: { 200: t.Array(ContentTypeDefinition), ...readErrors },
       detail: { summary: "The team's content types, by name" },
     })
-    .get('/teams/:teamId/content-types/:name', ({ params }) => readContentType(db, params.teamId, params.name), {
+    .get('/teams/:teamId/content-types/:name', async ({ params }) => await readContentType(db, params.teamId, params.name), {
       requiresAny: readers,
       params: t.Object({ teamId: t.String({ maxLength: 200 }), name: ContentTypeName }),
       response: { 200: ContentTypeDefinition, ...readErrors, 400: ErrorBody },
       detail: { summary: 'A content type as stored (`urls` spelled out): send it back changed with PUT' },
     })
-    .get('/teams/:teamId/content-index', ({ params }) => readContentIndex(db, params.teamId), {
+    .get('/teams/:teamId/content-index', async ({ params }) => await readContentIndex(db, params.teamId), {
       requiresAny: readers, params: teamParams, response: { 200: ContentIndexState, ...readErrors },
       detail: { summary: 'The deployed content index definition and whether the index caught up with it' },
     })
     .put(
       '/teams/:teamId/locales',
-      ({ params, body, caller }) => setLocales(db, actor(params.teamId, caller), body),
+      async ({ params, body, caller }) => await setLocales(db, actor(params.teamId, caller), body),
       {
         requires: ['ManageTeam'],
         params: teamParams,
@@ -75,7 +75,7 @@ export function teamRoutes({ db }: AppDeps) {
     )
     .put(
       '/teams/:teamId/localization',
-      ({ params, body, caller }) => setLocalization(db, actor(params.teamId, caller), body),
+      async ({ params, body, caller }) => await setLocalization(db, actor(params.teamId, caller), body),
       {
         requires: ['ManageTeam'],
         params: teamParams,
@@ -86,7 +86,7 @@ export function teamRoutes({ db }: AppDeps) {
     )
     .put(
       '/teams/:teamId/content-types/:name',
-      ({ params, body, caller }) => putContentType(db, actor(params.teamId, caller), params.name, body),
+      async ({ params, body, caller }) => await putContentType(db, actor(params.teamId, caller), params.name, body),
       {
         requires: ['ManageTeam'],
         params: t.Object({ teamId: t.String({ maxLength: 200 }), name: ContentTypeName }),
@@ -97,7 +97,7 @@ export function teamRoutes({ db }: AppDeps) {
     )
     .put(
       '/teams/:teamId/content-index',
-      ({ params, body, caller }) => pushContentIndex(db, actor(params.teamId, caller), body),
+      async ({ params, body, caller }) => await pushContentIndex(db, actor(params.teamId, caller), body),
       {
         requires: ['ManageTeam'],
         params: teamParams,

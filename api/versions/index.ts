@@ -15,10 +15,10 @@ export function versionRoutes({ db }: AppDeps) {
     .use(authGuard(db))
     .get(
       '/content/versions/:activeTeam',
-      ({ params, query }) => {
-        const row = requireCanonical(db, params.activeTeam, query.id)
+      async ({ params, query }) => {
+        const row = await requireCanonical(db, params.activeTeam, query.id)
         const { start, pageSize } = parsePaging(query.start, query.pageSize)
-        return listVersions(db, params.activeTeam, row.id, start, pageSize)
+        return await listVersions(db, params.activeTeam, row.id, start, pageSize)
       },
       {
         requires: ['EditContent'],
@@ -45,9 +45,9 @@ export function versionRoutes({ db }: AppDeps) {
     )
     .get(
       '/content/version/:activeTeam',
-      ({ params, query }) => {
-        const row = requireCanonical(db, params.activeTeam, query.id)
-        return getVersionBody(db, params.activeTeam, row.id, query.version)
+      async ({ params, query }) => {
+        const row = await requireCanonical(db, params.activeTeam, query.id)
+        return await getVersionBody(db, params.activeTeam, row.id, query.version)
       },
       {
         requires: ['EditContent'],

@@ -12,6 +12,7 @@ import index from '../../web/index.html'
 import demo from '../../db/seed/demo.json'
 import { memberships, users } from '../../db/schema'
 import { hashToken } from '../../core/auth'
+import { useClient } from '../../db/client'
 import type { AppDeps } from '../deps'
 
 /**
@@ -66,11 +67,12 @@ const jsonError = (status: number, error: string, message: string) =>
  * page names only tokens that are public already (README) and work here.
  */
 export function demoTokens(db: AppDeps['db']) {
-  return demo.teams.flatMap((team) => team.users.flatMap((u) => {
+  // One read of the connection, after any open transaction of this process (db/transaction.ts).
+  return useClient(db, () => demo.teams.flatMap((team) => team.users.flatMap((u) => {
     const user = db.select({ id: users.id }).from(users).where(and(eq(users.id, u.id), eq(users.tokenHash, hashToken(u.token)))).get()
     const member = user && db.select({ teamId: memberships.teamId }).from(memberships).where(and(eq(memberships.teamId, team.id), eq(memberships.userId, u.id))).get()
     return member ? [{ userId: u.id, token: u.token, teamId: team.id, capabilities: u.capabilities }] : []
-  }))
+  })))
 }
 
 /** Answers the app's paths; `undefined` hands every other request on to the API. */
@@ -82,7 +84,7 @@ async function answer(db: AppDeps['db'], request: Request): Promise<Response | u
     return new Response(JSON.stringify({ error: 'method_not_allowed', message: `${request.method} is not allowed here; use GET or HEAD.` }), { status: 405, headers: { allow: 'GET, HEAD', 'content-type': 'application/json; charset=utf-8' } })
   }
   if (pathname === '/favicon.ico') return new Response(icon, { headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' } })
-  if (pathname === '/app/demo-tokens') return Response.json(demoTokens(db), { headers: { 'cache-control': 'no-store' } })
+  if (pathname === '/app/demo-tokens') return Response.json(await demoTokens(db), { headers: { 'cache-control': 'no-store' } })
   const { html, assets } = await bundle()
   if (pathname.startsWith(ASSET_PREFIX)) {
     const asset = assets.get(pathname.slice(ASSET_PREFIX.length))

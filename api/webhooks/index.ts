@@ -21,29 +21,29 @@ export function webhookRoutes(deps: AppDeps) {
     .use(authGuard(db))
     .post(
       '/teams/:teamId/webhooks',
-      ({ params, body, status }) => {
-        return status(201, createWebhook(db, params.teamId, body, config.allowPrivateTargets))
+      async ({ params, body, status }) => {
+        return status(201, await createWebhook(db, params.teamId, body, config.allowPrivateTargets))
       },
       { requires: ['ManageWebhooks'], params: teamParams, body: WebhookCreate, response: { 201: WebhookWithSecret, ...errors }, detail: { summary: 'Create a webhook; the answer is the only one with the full secret' } },
     )
     .get(
       '/teams/:teamId/webhooks',
-      ({ params }) => {
-        return listWebhooks(db, params.teamId)
+      async ({ params }) => {
+        return await listWebhooks(db, params.teamId)
       },
       { requires: ['ManageWebhooks'], params: teamParams, response: { 200: t.Array(WebhookRecord), ...errors }, detail: { summary: 'List webhooks (never the secret)' } },
     )
     .get(
       '/teams/:teamId/webhooks/:id',
-      ({ params }) => {
-        return toRecord(getWebhookRow(db, params.teamId, params.id))
+      async ({ params }) => {
+        return toRecord(await getWebhookRow(db, params.teamId, params.id))
       },
       { requires: ['ManageWebhooks'], params: oneParams, response: { 200: WebhookRecord, ...errors }, detail: { summary: 'Read one webhook' } },
     )
     .patch(
       '/teams/:teamId/webhooks/:id',
-      ({ params, body }) => {
-        return updateWebhook(db, params.teamId, params.id, body, config.allowPrivateTargets)
+      async ({ params, body }) => {
+        return await updateWebhook(db, params.teamId, params.id, body, config.allowPrivateTargets)
       },
       {
         requires: ['ManageWebhooks'],
@@ -63,7 +63,7 @@ export function webhookRoutes(deps: AppDeps) {
     .post(
       '/teams/:teamId/webhooks/:id/test',
       async ({ params, query, caller }) => {
-        return testWebhook(db, { teamId: params.teamId, id: params.id, userId: caller.userId, eventType: query.eventType },
+        return await testWebhook(db, { teamId: params.teamId, id: params.id, userId: caller.userId, eventType: query.eventType },
           { timeoutMs: config.webhookTimeoutMs, allowPrivateTargets: config.allowPrivateTargets, log: deps.log })
       },
       {
@@ -77,8 +77,8 @@ export function webhookRoutes(deps: AppDeps) {
     )
     .get(
       '/teams/:teamId/webhooks/:id/deliveries',
-      ({ params, query }) => {
-        return listDeliveries(db, params.teamId, params.id, { limit: parseLimit(query.limit), before: query.before || undefined, status: query.status })
+      async ({ params, query }) => {
+        return await listDeliveries(db, params.teamId, params.id, { limit: parseLimit(query.limit), before: query.before || undefined, status: query.status })
       },
       {
         requires: ['ManageWebhooks'],
@@ -107,8 +107,8 @@ export function webhookRoutes(deps: AppDeps) {
     )
     .post(
       '/teams/:teamId/webhooks/:id/deliveries/:eventId/redeliver',
-      ({ params, status }) => {
-        return status(202, redeliver(db, params.teamId, params.id, params.eventId))
+      async ({ params, status }) => {
+        return status(202, await redeliver(db, params.teamId, params.id, params.eventId))
       },
       {
         requires: ['ManageWebhooks'],

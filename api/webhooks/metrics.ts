@@ -5,6 +5,7 @@
  * process (or restart) did the work.
  */
 import { Gauge } from 'prom-client'
+import { useClient } from '../../db/client'
 import type { AppDeps } from '../deps'
 
 /**
@@ -20,10 +21,11 @@ export function registerDeliveryMetrics({ db, metrics }: Pick<AppDeps, 'db' | 'm
     help: 'Webhook deliveries (one per event and webhook) by status: pending, delivered, failed',
     labelNames: ['status'],
     registers: [metrics.registry],
-    collect() {
+    async collect() {
+      // Read after any open transaction of this process (db/transaction.ts), then set at once.
+      const rows = await useClient(db, (c) => c.query('SELECT status, COUNT(*) AS n FROM outbox GROUP BY status').all() as { status: string; n: number }[])
       this.reset()
       for (const s of ['pending', 'delivered', 'failed']) this.set({ status: s }, 0)
-      const rows = db.$client.query('SELECT status, COUNT(*) AS n FROM outbox GROUP BY status').all() as { status: string; n: number }[]
       for (const r of rows) this.set({ status: r.status }, r.n)
     },
   })
@@ -32,13 +34,13 @@ export function registerDeliveryMetrics({ db, metrics }: Pick<AppDeps, 'db' | 'm
     help: 'Stored delivery attempts by result: 2xx, 3xx, 4xx, 5xx, error (timeout, network, refused)',
     labelNames: ['result'],
     registers: [metrics.registry],
-    collect() {
-      this.reset()
-      for (const r of ['2xx', '3xx', '4xx', '5xx', 'error']) this.set({ result: r }, 0)
-      const rows = db.$client
+    async collect() {
+      const rows = await useClient(db, (c) => c
         .query(`SELECT CASE WHEN status_code IS NULL THEN 'error' ELSE (status_code / 100) || 'xx' END AS result, COUNT(*) AS n
                 FROM delivery_attempts GROUP BY result`)
-        .all() as { result: string; n: number }[]
+        .all() as { result: string; n: number }[])
+      this.reset()
+      for (const r of ['2xx', '3xx', '4xx', '5xx', 'error']) this.set({ result: r }, 0)
       for (const r of rows) this.set({ result: r.result }, r.n)
     },
   })

@@ -37,9 +37,9 @@ export function present(row: DocumentRow): DocumentView {
  * Loads a live (not soft-deleted) document row, or null. Over-long ids and ids with a lone
  * surrogate simply do not exist (the latter would otherwise find the `\ufffd` spelling).
  */
-export function loadLive(conn: Db | Tx, teamId: string, id: string): DocumentRow | null {
+export async function loadLive(conn: Db | Tx, teamId: string, id: string): Promise<DocumentRow | null> {
   if (!isStorableId(id)) return null
-  const row = loadDoc(conn, teamId, id)
+  const row = await loadDoc(conn, teamId, id)
   return row && !row.deletedAt ? row : null
 }
 
@@ -50,18 +50,18 @@ export function loadLive(conn: Db | Tx, teamId: string, id: string): DocumentRow
  * the live change unseen. Recomputed as a draft write and a publish do (`dirtyLocales`); the
  * draft's content is untouched, and a draft whose set is already right is not rewritten.
  */
-export function refreshDraftDirty(tx: Db | Tx, teamId: string, canonicalId: string, live: DocumentRow | null): void {
-  const draft = loadLive(tx, teamId, draftId(canonicalId))
+export async function refreshDraftDirty(tx: Db | Tx, teamId: string, canonicalId: string, live: DocumentRow | null): Promise<void> {
+  const draft = await loadLive(tx, teamId, draftId(canonicalId))
   if (!draft) return
   const body = asDocument(draft.body)
   const dirty = dirtyLocales(body, live?.published ? asDocument(live.body) : null)
   if (same(dirty, body.__dirtyLocales ?? [])) return
-  saveDoc(tx, { ...draft, body: { ...draft.body, __dirtyLocales: dirty }, current: draft })
+  await saveDoc(tx, { ...draft, body: { ...draft.body, __dirtyLocales: dirty }, current: draft })
 }
 
-export function readDocument(db: Db, teamId: string, id: string | undefined) {
+export async function readDocument(db: Db, teamId: string, id: string | undefined) {
   if (!id) throw badRequest('missing_id', 'Query parameter `id` is required.')
-  const row = loadLive(db, teamId, id)
+  const row = await loadLive(db, teamId, id)
   if (!row) throw notFound(`Document not found.`)
   return row
 }
@@ -79,7 +79,7 @@ const ifMatchFailed = () =>
  * against the canonical. Appends one `EDIT` activity entry per changed locale, and a
  * locale-less one when non-localizable fields changed.
  */
-export function writeDocument(
+export async function writeDocument(
   db: Db,
   input: {
     teamId: string; userId: string; doc: DocumentInput; ifMatch?: string
@@ -96,20 +96,20 @@ export function writeDocument(
      */
     unchangedIsNoop?: boolean
   },
-): DocumentRow {
+): Promise<DocumentRow> {
   const { teamId, userId } = input
   const { kind, canonicalId } = parseId(input.doc.id)
   if ((kind !== 'canonical' && kind !== 'draft') || !isValidCanonicalId(canonicalId)) throw invalidId()
 
   try {
-    return db.transaction(
-      (tx) => {
+    return await db.transaction(
+      async (tx) => {
         // The team and the content type are read in this write transaction: a locale removed or
         // a collection moved by another process just before is what this write is checked
         // against and stored under (a read before it could store the old collection).
-        const team = getTeam(tx, teamId)
+        const team = await getTeam(tx, teamId)
         if (!team) throw notFound('Team not found.')
-        const type = getContentType(tx, teamId, input.doc.contentType)
+        const type = await getContentType(tx, teamId, input.doc.contentType)
         if (!type) throw badRequest('unknown_content_type', `Unknown content type: ${echoList([String(input.doc.contentType)])}.`)
         const clean = stripStamp(input.doc)
         const body: Document = { ...clean, id: input.doc.id, contentType: type.name, fields: clean.fields ?? {}, locales: clean.locales ?? {} }
@@ -118,13 +118,13 @@ export function writeDocument(
           const problem = pageFieldProblem(body)
           if (problem) throw badRequest(problem.code, problem.message)
         }
-        const canonical = loadLive(tx, teamId, canonicalId)
+        const canonical = await loadLive(tx, teamId, canonicalId)
         // Rewriting a published canonical changes the site at once, like a publish: it takes
         // `ChangeLiveContent` (spec.md asks it even of a restore into such a document's draft).
         if (kind === 'canonical' && canonical?.published && !input.mayChangeLive) {
           throw new AppError(403, 'forbidden', `Missing capability: ChangeLiveContent. The document is published; edit its draft ${JSON.stringify(draftId(canonicalId))} instead.`)
         }
-        const current = loadDoc(tx, teamId, input.doc.id)
+        const current = await loadDoc(tx, teamId, input.doc.id)
         // A soft-deleted document does not exist for If-Match (`*` must not bring it back).
         if (!ifMatchHolds(input.ifMatch, current && !current.deletedAt ? current.changeVector : null)) throw ifMatchFailed()
         const before = kind === 'draft' ? (current && !current.deletedAt ? current : canonical) : canonical
@@ -132,7 +132,7 @@ export function writeDocument(
         refuseMisplacedFields(type, body, before)
         // Only a new or changed parent: a page stored in a cycle before this rule stays editable.
         const parentKept = before !== null && same(asDocument(before.body).fields?.parent, body.fields.parent)
-        if (type.urls && !parentKept) refuseParentCycle(tx, teamId, canonicalId, body.fields.parent)
+        if (type.urls && !parentKept) await refuseParentCycle(tx, teamId, canonicalId, body.fields.parent)
         if (input.unchangedIsNoop && current && !current.deletedAt && same(stripStamp(current.body), body)) return current
         // A draft's dirty locales are those that differ from what is live. A published canonical
         // rewritten in place stays published, so it keeps carrying the stamp of its last publish
@@ -142,7 +142,7 @@ export function writeDocument(
         const stored = kind === 'draft'
           ? { ...body, __dirtyLocales: dirtyLocales(body, live && asDocument(live)) }
           : { ...body, ...(live ? stampOf(live) : {}) }
-        const row = saveDoc(tx, {
+        const row = await saveDoc(tx, {
           teamId,
           id: input.doc.id,
           canonicalId,
@@ -155,10 +155,10 @@ export function writeDocument(
           // deleted one may have been archived first), whatever the old row said.
           ...(kind === 'canonical' && current?.deletedAt ? { archived: false } : {}),
         })
-        appendActivity(tx, teamId, canonicalId, editEntries(before && asDocument(before.body), asDocument(body), userId))
+        await appendActivity(tx, teamId, canonicalId, editEntries(before && asDocument(before.body), asDocument(body), userId))
         if (kind === 'canonical') {
-          if (!input.publishesNext) recordChangedInPlace(tx, { teamId, before: canonical, after: row, userId })
-          refreshDraftDirty(tx, teamId, canonicalId, row)
+          if (!input.publishesNext) await recordChangedInPlace(tx, { teamId, before: canonical, after: row, userId })
+          await refreshDraftDirty(tx, teamId, canonicalId, row)
         }
         return row
       },
@@ -219,14 +219,14 @@ const MAX_PARENT_WALK = 256
  * ancestors via `fields.parent`): a cycle gives every page in it, and below it, no URL. The
  * chain is walked through the canonicals as they are now.
  */
-function refuseParentCycle(tx: Tx, teamId: string, canonicalId: string, parent: unknown) {
+async function refuseParentCycle(tx: Tx, teamId: string, canonicalId: string, parent: unknown) {
   const seen = new Set<string>()
   for (let id = parent; typeof id === 'string' && !isNoParent(id) && !seen.has(id) && seen.size < MAX_PARENT_WALK; ) {
     if (id === canonicalId) {
       throw badRequest('invalid_body', `\`fields.parent\` would make ${JSON.stringify(canonicalId.slice(0, 100))} its own ancestor (${parent === canonicalId ? 'its own parent' : 'through its parents'}): a page in a cycle has no URL.`)
     }
     seen.add(id)
-    const row = loadLive(tx, teamId, id)
+    const row = await loadLive(tx, teamId, id)
     id = row ? (asDocument(row.body).fields?.parent ?? null) : null
   }
 }
@@ -243,7 +243,7 @@ function editEntries(before: Document | null, after: Document, userId: string): 
  * yet creates it from the canonical, stamp removed. The result is validated and saved
  * through `writeDocument`, under the change vector read here.
  */
-export function patchDocument(db: Db, input: { teamId: string; userId: string; id: string | undefined; patch: unknown; ifMatch?: string; mayChangeLive?: boolean; maxBytes: number }) {
+export async function patchDocument(db: Db, input: { teamId: string; userId: string; id: string | undefined; patch: unknown; ifMatch?: string; mayChangeLive?: boolean; maxBytes: number }) {
   const id = input.id
   if (!id) throw badRequest('missing_id', 'Query parameter `id` is required.')
   const ops = readPatch(input.patch)
@@ -253,9 +253,9 @@ export function patchDocument(db: Db, input: { teamId: string; userId: string; i
   // Read, apply and write in one write transaction: between a read outside it and the write, a
   // writer in another process could land, and a draft created from the canonical has no change
   // vector to guard it (its PATCHes were lost updates across api processes).
-  return db.transaction(() => {
-    const current = loadLive(db, input.teamId, id)
-    const base = current ?? (kind === 'draft' ? loadLive(db, input.teamId, canonicalId) : null)
+  return await db.transaction(async () => {
+    const current = await loadLive(db, input.teamId, id)
+    const base = current ?? (kind === 'draft' ? await loadLive(db, input.teamId, canonicalId) : null)
     if (!base) throw notFound('Document not found.')
     // The caller's If-Match is checked against what the patch applies to.
     if (!ifMatchHolds(input.ifMatch, current?.changeVector ?? null)) throw ifMatchFailed()
@@ -265,7 +265,7 @@ export function patchDocument(db: Db, input: { teamId: string; userId: string; i
     if (!Value.Check(DocumentInput, next)) throw badRequest('invalid_document', 'The patched document is not a valid document.')
     // A patch that changes nothing (only `test` operations, a value replaced by itself) writes
     // nothing: the ETag a client holds stays good.
-    return writeDocument(db, {
+    return await writeDocument(db, {
       teamId: input.teamId, userId: input.userId, doc: next, ifMatch: current?.changeVector ?? undefined, mayChangeLive: input.mayChangeLive, unchangedIsNoop: true,
     })
   }, { behavior: 'immediate' })

@@ -17,15 +17,15 @@ export interface ActivityDoc {
   entries: ActivityEntry[]
 }
 
-export function loadActivity(conn: Conn, teamId: string, canonicalId: string): { row: DocumentRow | null; doc: ActivityDoc } {
-  const row = loadDoc(conn, teamId, activityId(canonicalId))
+export async function loadActivity(conn: Conn, teamId: string, canonicalId: string): Promise<{ row: DocumentRow | null; doc: ActivityDoc }> {
+  const row = await loadDoc(conn, teamId, activityId(canonicalId))
   const doc = row ? (row.body as unknown as ActivityDoc) : { id: activityId(canonicalId), entries: [] }
   return { row, doc }
 }
 
 /** Writes the whole activity document; `expect` is the change vector read (null: must not exist). */
-export function saveActivity(conn: Conn, teamId: string, canonicalId: string, doc: ActivityDoc, expect?: string | null) {
-  return saveDoc(conn, {
+export async function saveActivity(conn: Conn, teamId: string, canonicalId: string, doc: ActivityDoc, expect?: string | null) {
+  return await saveDoc(conn, {
     teamId,
     id: activityId(canonicalId),
     canonicalId,
@@ -46,8 +46,8 @@ export const MAX_ACTIVITY_ENTRIES = 500
 export const capActivity = (entries: readonly ActivityEntry[]): ActivityEntry[] => entries.slice(-MAX_ACTIVITY_ENTRIES)
 
 /** Appends entries to the activity document of `canonicalId`, keeping the newest `MAX_ACTIVITY_ENTRIES`. */
-export function appendActivity(conn: Conn, teamId: string, canonicalId: string, entries: ActivityEntry[]) {
+export async function appendActivity(conn: Conn, teamId: string, canonicalId: string, entries: ActivityEntry[]) {
   if (entries.length === 0) return
-  const { row, doc } = loadActivity(conn, teamId, canonicalId)
-  saveActivity(conn, teamId, canonicalId, { ...doc, entries: capActivity([...doc.entries, ...entries]) }, row?.changeVector ?? null)
+  const { row, doc } = await loadActivity(conn, teamId, canonicalId)
+  await saveActivity(conn, teamId, canonicalId, { ...doc, entries: capActivity([...doc.entries, ...entries]) }, row?.changeVector ?? null)
 }

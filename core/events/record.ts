@@ -4,9 +4,8 @@
  * The payload is serialised once, so every retry sends identical bytes with the same eventId.
  */
 import type { Conn, Tx } from '../../db/client'
-import { siteChanges, type DocumentRow } from '../../db/schema'
-import { insertEvent } from '../../db/outbox/insert-event'
-import { raw } from '../../db/store'
+import type { DocumentRow } from '../../db/schema'
+import { insertSiteChange, openPageRows, storeEvent, subscribedWebhooks, type PageRow } from '../../db/queries/events'
 import { getContentType, getTeam } from '../teams/service'
 import type { EventPayload, EventType } from '../webhooks/model'
 import { computeUrls, pagesFrom, toPageNode, type PageNode, type PageSource } from './urls'
@@ -21,9 +20,9 @@ export interface PublishedChange {
 }
 
 /** spec.md "Events": a publish (UI, assistant, scheduled, CLI) sends `content.published`. */
-export function recordPublished(tx: Tx, change: PublishedChange): void {
+export async function recordPublished(tx: Tx, change: PublishedChange): Promise<void> {
   const before = change.before?.published && !change.before.deletedAt ? change.before : null
-  documentEvent(tx, {
+  await documentEvent(tx, {
     eventType: 'content.published', status: 'published', teamId: change.teamId, userId: change.userId,
     row: change.after, before, after: change.after, locales: change.locales,
   })
@@ -37,8 +36,8 @@ export interface UnpublishedChange {
 }
 
 /** spec.md "Events": archiving or deleting a published document sends `content.unpublished`. */
-export function recordUnpublished(tx: Tx, change: UnpublishedChange): void {
-  documentEvent(tx, {
+export async function recordUnpublished(tx: Tx, change: UnpublishedChange): Promise<void> {
+  await documentEvent(tx, {
     eventType: 'content.unpublished', status: change.status, teamId: change.teamId, userId: change.userId,
     row: change.before, before: change.before, after: null, locales: [],
   })
@@ -49,7 +48,7 @@ export function recordUnpublished(tx: Tx, change: UnpublishedChange): void {
  * by `POST /content`, e.g. a new slug or parent) also sends `content.published`. Nothing is
  * sent when the live content did not change.
  */
-export function recordChangedInPlace(tx: Tx, change: { teamId: string; before: DocumentRow | null; after: DocumentRow; userId: string }): void {
+export async function recordChangedInPlace(tx: Tx, change: { teamId: string; before: DocumentRow | null; after: DocumentRow; userId: string }): Promise<void> {
   const { before, after } = change
   if (!before?.published || before.deletedAt || !after.published) return
   const b = asDocument(before.body)
@@ -59,7 +58,7 @@ export function recordChangedInPlace(tx: Tx, change: { teamId: string; before: D
   if (changed.length === 0 && !fieldsChanged(b, a) && b.contentType === a.contentType) return
   // A change of non-localizable fields (or of the type) touches every locale the document is served in.
   const locales = changed.length > 0 ? changed : Object.keys(a.locales).sort()
-  documentEvent(tx, { eventType: 'content.published', status: 'published', teamId: change.teamId, userId: change.userId, row: after, before, after, locales })
+  await documentEvent(tx, { eventType: 'content.published', status: 'published', teamId: change.teamId, userId: change.userId, row: after, before, after, locales })
 }
 
 interface DocumentEvent {
@@ -73,17 +72,17 @@ interface DocumentEvent {
   locales: string[]
 }
 
-function documentEvent(tx: Tx, e: DocumentEvent): void {
+async function documentEvent(tx: Tx, e: DocumentEvent): Promise<void> {
   // Cheap exit first: no subscribed webhook, no URL work.
-  const targets = subscribedWebhooks(tx, e.teamId, e.eventType)
+  const targets = await subscribedWebhooks(tx, e.teamId, e.eventType)
   if (targets.length === 0) return
-  const team = getTeam(tx, e.teamId)
+  const team = await getTeam(tx, e.teamId)
   if (!team) return
   // Before and after each by its own content type: a page that became a type without URLs
   // (or the other way round) lost (or gained) its paths.
-  const hasUrls = (row: DocumentRow | null) => row !== null && (getContentType(tx, e.teamId, String(row.body.contentType))?.urls ?? false)
-  const urlsBefore = hasUrls(e.before)
-  const urlsAfter = hasUrls(e.after)
+  const hasUrls = async (row: DocumentRow | null) => row !== null && ((await getContentType(tx, e.teamId, String(row.body.contentType)))?.urls ?? false)
+  const urlsBefore = await hasUrls(e.before)
+  const urlsAfter = await hasUrls(e.after)
   const urls = computeUrls({
     documentId: e.row.id,
     urlsEnabled: urlsBefore || urlsAfter,
@@ -91,9 +90,9 @@ function documentEvent(tx: Tx, e: DocumentEvent): void {
     defaultLocale: team.defaultLocale,
     before: e.before && (urlsBefore ? toPageNode(e.row.id, e.before.body, true) : null),
     after: e.after && toPageNode(e.row.id, e.after.body, urlsAfter),
-    others: urlsBefore || urlsAfter ? pageSource(tx, e.teamId) : pagesFrom(new Map()),
+    others: urlsBefore || urlsAfter ? await pageSource(tx, e.teamId) : pagesFrom(new Map()),
   })
-  enqueueEvent(tx, {
+  await enqueueEvent(tx, {
     v: 2, eventType: e.eventType, eventId: Bun.randomUUIDv7(), occurredAt: new Date().toISOString(),
     teamId: e.teamId, workspaceId: team.workspaceId, userId: e.userId, documentId: e.row.id,
     // Sorted whatever the caller's order (a publish listed the draft's key order, an in-place
@@ -102,17 +101,6 @@ function documentEvent(tx: Tx, e: DocumentEvent): void {
     collection: e.row.collection, locales: e.locales.filter((l) => team.locales.includes(l)).sort(), status: e.status, ...urls,
   }, Date.now(), targets)
 }
-
-/**
- * Live pages (of a type with URLs) whose parent is ?2, at most ?3. The expression and the `kind`
- * term are those of the partial index `documents_page_parent` (db/schema.ts), which is what
- * makes this a short index search. A page is told by its content type, as the event's own
- * document is: a collection may hold several types, with and without URLs.
- */
-export const LIVE_CHILDREN_SQL = `SELECT id, json_extract(body, '$.contentType') AS content_type, body, published, deleted_at FROM documents
-  WHERE team_id = ?1 AND kind = 'canonical' AND json_extract(body, '$.fields.parent') = ?2 AND published = 1 AND deleted_at IS NULL
-    AND json_extract(body, '$.contentType') IN (SELECT name FROM content_types WHERE team_id = ?1 AND urls = 1)
-  LIMIT ?3`
 
 /**
  * The team's page tree as the URL rules walk it (urls.ts `PageSource`), read from the database
@@ -125,36 +113,28 @@ export const LIVE_CHILDREN_SQL = `SELECT id, json_extract(body, '$.contentType')
  * parent that is not there (it was `scope: "site"`, a whole-site purge on every event of such a
  * page and the pages below it). Only a cycle or a stored value no rule reads is unreliable.
  */
-function pageSource(conn: Conn, teamId: string): PageSource {
-  const c = raw(conn)
-  const withUrls = new Set(
-    c.query<{ name: string }, [string]>('SELECT name FROM content_types WHERE team_id = ? AND urls = 1').all(teamId).map((r) => r.name),
-  )
-  type Row = { id: string; content_type: string | null; body: string; published: number; deleted_at: string | null }
+async function pageSource(tx: Tx, teamId: string): Promise<PageSource> {
+  const rows = await openPageRows(tx, teamId)
   const nodes = new Map<string, PageNode>()
   const servesNothing = (id: string): PageNode => ({ id, parent: null, slugs: {}, published: false })
   // By its content type (not the collection stored with the row, which several types may share);
   // only a page's body is parsed.
-  const toNode = (r: Row): PageNode =>
-    r.content_type !== null && withUrls.has(r.content_type)
+  const toNode = (r: PageRow): PageNode =>
+    r.content_type !== null && rows.withUrls.has(r.content_type)
       ? toPageNode(r.id, JSON.parse(r.body) as Record<string, unknown>, r.published === 1 && r.deleted_at === null)
       : servesNothing(r.id)
-  const canonical = c.query<Row, [string, string]>(
-    `SELECT id, json_extract(body, '$.contentType') AS content_type, body, published, deleted_at FROM documents WHERE team_id = ? AND id = ? AND kind = 'canonical'`,
-  )
-  const children = c.query<Row, [string, string, number]>(LIVE_CHILDREN_SQL)
   return {
     get(id) {
       let node = nodes.get(id)
       if (node) return node
-      const row = canonical.get(teamId, id)
+      const row = rows.canonical(id)
       node = row ? toNode(row) : servesNothing(id)
       nodes.set(id, node)
       return node
     },
     liveChildrenOf(id, limit) {
       const found: PageNode[] = []
-      for (const row of children.all(teamId, id, limit)) {
+      for (const row of rows.liveChildren(id, limit)) {
         const node = toNode(row)
         nodes.set(node.id, node)
         found.push(node)
@@ -162,14 +142,6 @@ function pageSource(conn: Conn, teamId: string): PageSource {
       return found
     },
   }
-}
-
-/** Runs on every publish: a cached bun:sqlite statement, not a freshly built query (db/store.ts). */
-function subscribedWebhooks(conn: Conn, teamId: string, eventType: EventType): { id: string }[] {
-  return raw(conn)
-    .query<{ id: string; events: string }, [string]>('SELECT id, events FROM webhooks WHERE team_id = ?')
-    .all(teamId)
-    .filter((w) => (JSON.parse(w.events) as string[]).includes(eventType))
 }
 
 /**
@@ -190,14 +162,15 @@ export function serialiseEvent(payload: EventPayload): string {
 }
 
 /** Stores the event's serialised bytes once and one outbox row per subscribed webhook pointing at them (db/outbox/insert-event.ts). */
-export function enqueueEvent(
+export async function enqueueEvent(
   conn: Conn,
   payload: EventPayload,
   at = Date.now(),
-  targets = subscribedWebhooks(conn, payload.teamId, payload.eventType),
-): number {
+  targets?: { id: string }[],
+): Promise<number> {
+  targets ??= await subscribedWebhooks(conn, payload.teamId, payload.eventType)
   if (targets.length === 0) return 0
-  return insertEvent(raw(conn), {
+  return await storeEvent(conn, {
     eventId: payload.eventId, teamId: payload.teamId, eventType: payload.eventType, bytes: serialiseEvent(payload),
     webhookIds: targets.map((w) => w.id), at,
   })
@@ -207,6 +180,6 @@ export function enqueueEvent(
  * spec.md "Rules for site.changed": a team setting the site can see changed. Only a row is
  * written here; the dispatcher coalesces the rows of a team into one `site.changed`.
  */
-export function recordSiteChange(tx: Tx, change: { teamId: string; status: 'template' | 'localization' | 'locales' | 'index'; userId: string | null }, at = Date.now()): void {
-  tx.insert(siteChanges).values({ teamId: change.teamId, status: change.status, userId: change.userId, occurredAt: at }).run()
+export async function recordSiteChange(tx: Tx, change: { teamId: string; status: 'template' | 'localization' | 'locales' | 'index'; userId: string | null }, at = Date.now()): Promise<void> {
+  return await insertSiteChange(tx, change, at)
 }

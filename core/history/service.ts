@@ -4,9 +4,8 @@
  * newest first; `versions` is the first page of `listVersions`, so a client pages on with
  * `GET /content/versions?start=<nextStart>`.
  */
-import { and, eq } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { schedules } from '../../db/schema'
+import { getSchedule } from '../../db/queries/schedules'
 import { loadDoc } from '../../db/store'
 import { asDocument } from '../documents/document'
 import { draftId, parseId, scheduledId } from '../documents/ids'
@@ -18,7 +17,7 @@ import { DEFAULT_PAGE_SIZE, listVersions } from '../versions/service'
 const localesOf = (body: Record<string, unknown>) => Object.keys(asDocument(body).locales ?? {})
 
 /** The History of a canonical (or of a document that so far only has a draft). */
-export function getHistory(db: Db, teamId: string, id: string | undefined, now = new Date()) {
+export async function getHistory(db: Db, teamId: string, id: string | undefined, now = new Date()) {
   if (!id) throw badRequest('missing_id', 'Query parameter `id` is required.')
   // The codes of the version list, in its order: a sibling id, then an activity document
   // (`not_content` when it exists, like any id outside a content collection).
@@ -27,15 +26,15 @@ export function getHistory(db: Db, teamId: string, id: string | undefined, now =
     throw badRequest('sibling_id', 'The id names a draft, scheduled or snapshot sibling; pass the canonical id.')
   }
   if (kind === 'activity') {
-    if (!loadLive(db, teamId, id)) throw notFound('Document not found.')
+    if (!await loadLive(db, teamId, id)) throw notFound('Document not found.')
     throw badRequest('not_content', 'The id is not a document of a content collection.')
   }
-  const canonical = loadLive(db, teamId, id)
-  const draft = loadLive(db, teamId, draftId(id))
+  const canonical = await loadLive(db, teamId, id)
+  const draft = await loadLive(db, teamId, draftId(id))
   if (!canonical && !draft) throw notFound('Document not found.')
 
-  const scheduledRow = loadDoc(db, teamId, scheduledId(id))
-  const schedule = db.select().from(schedules).where(and(eq(schedules.teamId, teamId), eq(schedules.documentId, id))).get()
+  const scheduledRow = await loadDoc(db, teamId, scheduledId(id))
+  const schedule = await getSchedule(db, teamId, id)
   return {
     id,
     draft: draft && {
@@ -48,14 +47,14 @@ export function getHistory(db: Db, teamId: string, id: string | undefined, now =
       scheduledRow && schedule
         ? { id: scheduledRow.id, publishAt: new Date(schedule.publishAt).toISOString(), scheduledBy: schedule.scheduledBy, locales: localesOf(scheduledRow.body) }
         : null,
-    snapshots: activeSnapshots(db, teamId, id, now).map((row) => {
-      const body = loadDoc(db, teamId, row.id)
+    snapshots: await Promise.all((await activeSnapshots(db, teamId, id, now)).map(async (row) => {
+      const body = await loadDoc(db, teamId, row.id)
       return { ...toRecord(row, now), locales: body ? localesOf(body.body) : [] }
-    }),
+    })),
     // docs/api/snapshots-and-history.md#history: `versions` is the first page of GET /content/versions, which refuses a
     // canonical that is not live (spec.md "Errors": soft-deleted canonicals are refused with 404
     // although their revisions are kept). The draft keeps the timeline alive, so the section is
     // the empty page a document that so far only has a draft shows, never the deleted versions.
-    versions: canonical ? listVersions(db, teamId, id, 0, DEFAULT_PAGE_SIZE) : { rows: [], hasMore: false, nextStart: 0 },
+    versions: canonical ? await listVersions(db, teamId, id, 0, DEFAULT_PAGE_SIZE) : { rows: [], hasMore: false, nextStart: 0 },
   }
 }

@@ -49,9 +49,9 @@ class PublishRefusal extends Error {}
  * It counts nothing: an api publish is counted by `publishCounted`, a scheduled one in the
  * database by core/publish/scheduled.ts, in the publish's own transaction.
  */
-export function publishOne(db: Db, input: PublishInput): PublishItem {
+export async function publishOne(db: Db, input: PublishInput): Promise<PublishItem> {
   try {
-    const result = db.transaction((tx) => publishInTx(tx, input), { behavior: 'immediate' })
+    const result = await db.transaction(async (tx) => await publishInTx(tx, input), { behavior: 'immediate' })
     return { id: input.id, status: 0, document: result.document }
   } catch (e) {
     if (e instanceof PublishRefusal) return { id: batchItemId(input.id), status: 1, reason: e.message }
@@ -60,9 +60,9 @@ export function publishOne(db: Db, input: PublishInput): PublishItem {
 }
 
 /** `publishOne`, counted in `service_api_publish_revisions`: `ok` per version recorded, `error` per failure (thrown on). */
-export function publishCounted(db: Db, metrics: Metrics | null, input: PublishInput): PublishItem {
+export async function publishCounted(db: Db, metrics: Metrics | null, input: PublishInput): Promise<PublishItem> {
   try {
-    const item = publishOne(db, input)
+    const item = await publishOne(db, input)
     if (item.status === 0) metrics?.apiPublishRevisions.inc({ outcome: 'ok' })
     return item
   } catch (e) {
@@ -76,9 +76,9 @@ export function publishCounted(db: Db, metrics: Metrics | null, input: PublishIn
  * caller already inside a transaction (the CLI seed): the lock is its own. A request uses
  * `publishBatchWaiting`.
  */
-export function publishBatch(db: Db, metrics: Metrics | null, ids: readonly string[], input: Omit<PublishInput, 'id'>): PublishItem[] {
+export async function publishBatch(db: Db, metrics: Metrics | null, ids: readonly string[], input: Omit<PublishInput, 'id'>): Promise<PublishItem[]> {
   const answers: PublishItem[] = []
-  for (const i of publishOrder(db, input.teamId, ids, input.source)) answers[i] = publishCounted(db, metrics, { ...input, id: ids[i]! })
+  for (const i of await publishOrder(db, input.teamId, ids, input.source)) answers[i] = await publishCounted(db, metrics, { ...input, id: ids[i]! })
   return answers
 }
 
@@ -87,13 +87,17 @@ export function publishBatch(db: Db, metrics: Metrics | null, ids: readonly stri
  * lock, so the api goes on answering meanwhile; a lock held past busy_timeout after the first
  * item refuses that item and the rest with BUSY_REASON (core/batch.ts `runBatchWaiting`).
  */
-export function publishBatchWaiting(db: Db, metrics: Metrics | null, ids: readonly string[], input: Omit<PublishInput, 'id'>): Promise<PublishItem[]> {
-  return runBatchWaiting(db, ids, publishOrder(db, input.teamId, ids, input.source), (id) => publishCounted(db, metrics, { ...input, id }))
+export async function publishBatchWaiting(db: Db, metrics: Metrics | null, ids: readonly string[], input: Omit<PublishInput, 'id'>): Promise<PublishItem[]> {
+  return runBatchWaiting(db, ids, await publishOrder(db, input.teamId, ids, input.source), async (id) => await publishCounted(db, metrics, { ...input, id }))
 }
 
 /** The order to publish `ids` of one team in by `source` (indices into `ids`): see `parentsFirst`. */
-export function publishOrder(db: Db, teamId: string, ids: readonly string[], source: PublishInput['source']): number[] {
-  return parentsFirst(ids, (id) => parentOf(db, teamId, id, source))
+export async function publishOrder(db: Db, teamId: string, ids: readonly string[], source: PublishInput['source']): Promise<number[]> {
+  if (ids.length < 2) return parentsFirst(ids, () => null)
+  // parentsFirst is pure: it asks only for the parents of ids in the batch, read here first.
+  const parents = new Map<string, string | null>()
+  for (const id of ids) if (!parents.has(id)) parents.set(id, await parentOf(db, teamId, id, source))
+  return parentsFirst(ids, (id) => parents.get(id) ?? null)
 }
 
 /**
@@ -109,10 +113,10 @@ function sourceSiblingId(id: string, source: PublishInput['source']): string | n
  * The parent page a publish of `id` will have: what the publish takes (the scheduled sibling for
  * the worker, the draft for an editor, the canonical for the CLI), else the canonical's.
  */
-function parentOf(db: Db, teamId: string, id: string, source: PublishInput['source']): string | null {
+async function parentOf(db: Db, teamId: string, id: string, source: PublishInput['source']): Promise<string | null> {
   if (!isStorableId(id)) return null
   const sibling = sourceSiblingId(id, source)
-  const row = (sibling === null ? null : loadLive(db, teamId, sibling)) ?? loadLive(db, teamId, id)
+  const row = (sibling === null ? null : await loadLive(db, teamId, sibling)) ?? await loadLive(db, teamId, id)
   const parent = (row?.body.fields as { parent?: unknown } | undefined)?.parent
   return typeof parent === 'string' && parent !== '' ? parent : null
 }
@@ -143,22 +147,22 @@ export function parentsFirst(ids: readonly string[], parentOf: (id: string) => s
   return order
 }
 
-function publishInTx(tx: Tx, input: PublishInput) {
+async function publishInTx(tx: Tx, input: PublishInput) {
   const { teamId, id } = input
   const parsed = parseId(id)
   if (parsed.kind !== 'canonical') throw new PublishRefusal('Expected a canonical document id, not a sibling id.')
   // An id the store cannot hold as given names no document (it would reach the `\ufffd` spelling).
   if (!isStorableId(id)) throw new PublishRefusal('Document not found.')
-  const team = getTeam(tx, teamId)!
-  const stored = loadDoc(tx, teamId, id)
+  const team = (await getTeam(tx, teamId))!
+  const stored = await loadDoc(tx, teamId, id)
   const canonical = stored && !stored.deletedAt ? stored : null
   const sibling = sourceSiblingId(id, input.source)
-  const sourceRow = sibling === null ? null : loadDoc(tx, teamId, sibling)
+  const sourceRow = sibling === null ? null : await loadDoc(tx, teamId, sibling)
   const source = sourceRow ?? canonical
   if (!source) throw new PublishRefusal('Document not found.')
   const unknown = (input.locales ?? []).filter((l) => !team.locales.includes(l))
   if (unknown.length > 0) throw new PublishRefusal(`Unknown locale(s): ${echoList(unknown)}.`)
-  const type = getContentType(tx, teamId, String(source.body.contentType))
+  const type = await getContentType(tx, teamId, String(source.body.contentType))
   if (!type) throw new PublishRefusal('The content type of this document no longer exists.')
 
   const from = asDocument(stripStamp(source.body))
@@ -170,19 +174,19 @@ function publishInTx(tx: Tx, input: PublishInput) {
   const stampedAt = roundTripTimestamp(input.now ?? new Date())
   const body: Document = { ...from, id, locales, __publishedBy: input.stampUserId, __publishedAt: stampedAt }
 
-  const saved = saveDoc(tx, {
+  const saved = await saveDoc(tx, {
     teamId, id, canonicalId: id, kind: 'canonical', collection: type.collection,
     body, published: true, archived: false, deletedAt: null, current: stored,
   })
-  putRevision(tx, { teamId, documentId: id, changeVector: saved.changeVector, body: saved.body, stamped: true })
+  await putRevision(tx, { teamId, documentId: id, changeVector: saved.changeVector, body: saved.body, stamped: true })
 
   if (input.source === 'worker') {
-    deleteDoc(tx, teamId, scheduledId(id))
+    await deleteDoc(tx, teamId, scheduledId(id))
   }
-  const draft = input.source === 'worker' || input.source === 'cli' ? loadDoc(tx, teamId, draftId(id)) : sourceRow
-  if (draft) settleDraft(tx, draft, body)
-  else if (source === canonical && !live && input.locales) keepUnpublished(tx, canonical, from, body)
-  recordPublished(tx, { teamId, before: input.liveBefore?.get(id) ?? canonical, after: saved, userId: input.actorUserId, locales: input.locales ?? Object.keys(locales) })
+  const draft = input.source === 'worker' || input.source === 'cli' ? await loadDoc(tx, teamId, draftId(id)) : sourceRow
+  if (draft) await settleDraft(tx, draft, body)
+  else if (source === canonical && !live && input.locales) await keepUnpublished(tx, canonical, from, body)
+  await recordPublished(tx, { teamId, before: input.liveBefore?.get(id) ?? canonical, after: saved, userId: input.actorUserId, locales: input.locales ?? Object.keys(locales) })
   return { document: present(saved) }
 }
 
@@ -191,11 +195,11 @@ function publishInTx(tx: Tx, input: PublishInput) {
  * neither go live nor be lost, so they wait in a new draft holding `content`, dirty against
  * `live`. Nothing is left behind when every locale went live (the fields come from `content`).
  */
-function keepUnpublished(tx: Tx, canonical: DocumentRow, content: Document, live: Document) {
+async function keepUnpublished(tx: Tx, canonical: DocumentRow, content: Document, live: Document) {
   const dirty = dirtyLocales(content, live)
   if (dirty.length === 0) return
   const id = draftId(canonical.id)
-  saveDoc(tx, {
+  await saveDoc(tx, {
     teamId: canonical.teamId, id, canonicalId: canonical.id, kind: 'draft', collection: canonical.collection,
     body: { ...content, id, __dirtyLocales: dirty }, published: false, archived: false, deletedAt: null, current: null,
   })
@@ -216,13 +220,13 @@ function mergeLocales(live: Document['locales'], draft: Document['locales'], sel
  * document goes away. `dirtyLocales` counts a locale live but absent from the draft as dirty,
  * so a draft that still takes a locale down is kept.
  */
-function settleDraft(tx: Tx, draft: DocumentRow | null, live: Document) {
+async function settleDraft(tx: Tx, draft: DocumentRow | null, live: Document) {
   if (!draft) return
   const body = asDocument(draft.body)
   const dirty = dirtyLocales(body, live)
   if (dirty.length === 0 && !fieldsChanged(live, body)) {
-    deleteDoc(tx, draft.teamId, draft.id)
+    await deleteDoc(tx, draft.teamId, draft.id)
   } else {
-    saveDoc(tx, { ...draft, body: { ...body, __dirtyLocales: dirty }, current: draft })
+    await saveDoc(tx, { ...draft, body: { ...body, __dirtyLocales: dirty }, current: draft })
   }
 }

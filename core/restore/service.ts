@@ -6,7 +6,7 @@
  * conditional on the change vector read, and on the canonical being unchanged since (rule 5).
  * The canonical is never written and no revision is made (rule 6).
  */
-import type { Conn, Db, Tx } from '../../db/client'
+import { holdConnection, type Conn, type Db, type Tx } from '../../db/client'
 import type { DocumentRow } from '../../db/schema'
 import { ConcurrencyError, revisionByChangeVector, saveDoc } from '../../db/store'
 import { loadActivity, saveActivity, type ActivityEntry } from '../documents/activity'
@@ -32,7 +32,7 @@ export interface RestoreOptions {
   ifMatch?: string
   now?: Date
   /** Test seam: runs after everything is read and computed, just before the conditional write. */
-  beforeWrite?: () => void
+  beforeWrite?: () => unknown
 }
 
 interface Source {
@@ -49,14 +49,23 @@ export interface Restored {
   document: DocumentView
 }
 
-/** Restores a Published Version or a snapshot into the draft; answers the one success item. */
-export function restore(db: Db, caller: Caller, cmd: RestoreCommand, opts: RestoreOptions = {}): Restored {
+/**
+ * Restores a Published Version or a snapshot into the draft; answers the one success item. The
+ * read and the conditional write hold the connection between them (db/transaction.ts
+ * `holdConnection`): another request of this process does not land in between and turn this one
+ * into a 409, as it did not when the store was synchronous; another process's write still can.
+ */
+export function restore(db: Db, caller: Caller, cmd: RestoreCommand, opts: RestoreOptions = {}): Promise<Restored> {
+  return holdConnection(db, () => restoreHeld(db, caller, cmd, opts))
+}
+
+async function restoreHeld(db: Db, caller: Caller, cmd: RestoreCommand, opts: RestoreOptions): Promise<Restored> {
   const id = cmd.documentId
   const fail = (status: number, reason: string) => batchFailure(status, id, reason)
   const now = opts.now ?? new Date()
   const locales = cmd.locales && [...new Set(cmd.locales)]
   // One read transaction: WAL gives every read below the same consistent state.
-  const state = db.transaction((tx) => readState(tx, caller, cmd, now, fail), { behavior: 'deferred' })
+  const state = await db.transaction(async (tx) => await readState(tx, caller, cmd, now, fail), { behavior: 'deferred' })
   const { canonical, draft, activity } = state
   if (!ifMatchHolds(opts.ifMatch, draft?.changeVector ?? null)) {
     throw fail(409, IF_MATCH_FAILED)
@@ -74,21 +83,21 @@ export function restore(db: Db, caller: Caller, cmd: RestoreCommand, opts: Resto
   })
   const entry: ActivityEntry = { ...state.source.entry, locale: null, userId: caller.userId, at: now.toISOString(), locales }
   const entries = pruneAndAppend(activity.doc.entries, locales, entry)
-  const collection = getContentType(db, caller.teamId, body.contentType)?.collection ?? (canonical ?? draft)!.collection
+  const collection = (await getContentType(db, caller.teamId, body.contentType))?.collection ?? (canonical ?? draft)!.collection
 
-  opts.beforeWrite?.()
+  await opts.beforeWrite?.()
   try {
-    const row = db.transaction(
-      (tx) => {
+    const row = await db.transaction(
+      async (tx) => {
         // The merge read the canonical too (reverted locales); a publish since then refuses as well.
         // Read it as `readState` did (`loadLive`): a soft-deleted canonical is absent in both reads,
         // otherwise its row would never match the `null` read and every retry would be a 409.
-        if ((loadLive(tx, caller.teamId, id)?.changeVector ?? null) !== (canonical?.changeVector ?? null)) throw new ConcurrencyError(id)
-        const saved = saveDoc(tx, {
+        if (((await loadLive(tx, caller.teamId, id))?.changeVector ?? null) !== (canonical?.changeVector ?? null)) throw new ConcurrencyError(id)
+        const saved = await saveDoc(tx, {
           teamId: caller.teamId, id: draftId(id), canonicalId: id, kind: 'draft', collection,
           body: body as Record<string, unknown>, expect: draft?.changeVector ?? null,
         })
-        saveActivity(tx, caller.teamId, id, { ...activity.doc, entries }, activity.row?.changeVector ?? null)
+        await saveActivity(tx, caller.teamId, id, { ...activity.doc, entries }, activity.row?.changeVector ?? null)
         return saved
       },
       { behavior: 'immediate' },
@@ -104,30 +113,30 @@ export function restore(db: Db, caller: Caller, cmd: RestoreCommand, opts: Resto
 type Fail = (status: number, reason: string) => Error
 
 /** Everything the merge depends on, with the refusals of spec.md's table in their order. */
-function readState(tx: Tx, caller: Caller, cmd: RestoreCommand, now: Date, fail: Fail) {
+async function readState(tx: Tx, caller: Caller, cmd: RestoreCommand, now: Date, fail: Fail) {
   const { teamId } = caller
   const id = cmd.documentId
-  const configured = getTeam(tx, teamId)!.locales
+  const configured = (await getTeam(tx, teamId))!.locales
   if (cmd.locales) {
     const problem = localeListProblem(cmd.locales, configured)
     if (problem) throw fail(400, problem)
   }
-  const canonical = loadLive(tx, teamId, id)
-  const draft = loadLive(tx, teamId, draftId(id))
+  const canonical = await loadLive(tx, teamId, id)
+  const draft = await loadLive(tx, teamId, draftId(id))
   if ((canonical && canonical.kind !== 'canonical') || (!canonical && !draft)) throw fail(404, 'Document not found.')
   // Authentication rule 2: touching the draft of a live document needs ChangeLiveContent.
   if (canonical?.published && !caller.capabilities.has('ChangeLiveContent')) {
     throw fail(403, 'Restoring into the draft of a published document requires the ChangeLiveContent capability.')
   }
-  const source = readSource(tx, teamId, cmd, now, fail, canonical !== null)
+  const source = await readSource(tx, teamId, cmd, now, fail, canonical !== null)
   // Only a whole restore (rule 1) asks what was published since; a locale list never does.
-  const publishedSince = cmd.locales === null && canonical?.published ? localesPublishedSince(tx, teamId, id, source.taken) : []
-  return { configured, canonical, draft, source, publishedSince, activity: loadActivity(tx, teamId, id) }
+  const publishedSince = cmd.locales === null && canonical?.published ? await localesPublishedSince(tx, teamId, id, source.taken) : []
+  return { configured, canonical, draft, source, publishedSince, activity: await loadActivity(tx, teamId, id) }
 }
 
-function readSource(conn: Conn, teamId: string, cmd: RestoreCommand, now: Date, fail: Fail, live: boolean): Source {
+async function readSource(conn: Conn, teamId: string, cmd: RestoreCommand, now: Date, fail: Fail, live: boolean): Promise<Source> {
   if (cmd.kind === 'revision') {
-    const rev = revisionByChangeVector(conn, teamId, cmd.changeVector)
+    const rev = await revisionByChangeVector(conn, teamId, cmd.changeVector)
     // Same refusal for "no such revision" and "a revision of another document" (spec.md 404 row).
     // Without a live canonical there is no Published Version to restore: spec.md "Errors" refuses
     // a soft-deleted canonical's versions with 404 although its revisions are kept, so restore
@@ -135,7 +144,7 @@ function readSource(conn: Conn, teamId: string, cmd: RestoreCommand, now: Date, 
     if (!live || !rev || rev.documentId !== cmd.documentId || !rev.stamped) throw fail(404, 'No such published version of this document.')
     return { body: sourceBody(rev.body), entry: { kind: 'APPLY_REVISION', source: cmd.version }, taken: { ordinal: rev.ordinal } }
   }
-  const snap = loadSnapshot(conn, teamId, cmd.snapshotId)
+  const snap = await loadSnapshot(conn, teamId, cmd.snapshotId)
   if (!snap || snap.row.documentId !== cmd.documentId) throw fail(404, 'Snapshot not found.')
   const status = snapshotStatus(snap.row, now)
   if (status !== 'active') throw fail(409, `The snapshot is ${status} and can no longer be restored.`)

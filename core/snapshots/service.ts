@@ -4,9 +4,9 @@
  * `<document_id>/snapshot/<token>`. The body lives in `documents` (kind `snapshot`), the
  * record (name, expiry, revocation) in `snapshots`. Restoring one is `api/restore`.
  */
-import { and, desc, eq, sql } from 'drizzle-orm'
 import type { Conn, Db } from '../../db/client'
-import { snapshots, type DocumentRow } from '../../db/schema'
+import type { DocumentRow } from '../../db/schema'
+import { getSnapshot, insertSnapshot, snapshotsOf, updateSnapshot, type SnapshotRow } from '../../db/queries/snapshots'
 import { loadDoc, saveDoc } from '../../db/store'
 import { stripStamp } from '../documents/document'
 import { draftId, isStorableId, isValidCanonicalId, parseId } from '../documents/ids'
@@ -15,7 +15,7 @@ import { getVersionBody } from '../versions/service'
 import { badRequest, notFound } from '../errors'
 import { parseTimestamp, timestampProblem } from '../timestamps'
 
-export type SnapshotRow = typeof snapshots.$inferSelect
+export type { SnapshotRow }
 export type SnapshotStatus = 'active' | 'expired' | 'revoked'
 export const MAX_NAME_LENGTH = 200
 
@@ -80,7 +80,7 @@ export interface CreateSnapshot {
  * Copies the draft (or the canonical), or the Published Version `input.version` names (the
  * History drawer's "Share" on a version row), stamp removed, into a new active snapshot.
  */
-export function createSnapshot(db: Db, input: CreateSnapshot): SnapshotRecord {
+export async function createSnapshot(db: Db, input: CreateSnapshot): Promise<SnapshotRecord> {
   const now = input.now ?? new Date()
   const { teamId, documentId } = input
   if (!documentId) throw badRequest('missing_id', '`documentId` is required.')
@@ -90,17 +90,17 @@ export function createSnapshot(db: Db, input: CreateSnapshot): SnapshotRecord {
   const expiresAt = readExpiry(input.expiresAt, now)
   // A version reference is checked as the version body endpoint checks it: one 404 for any
   // reference not of this document. A Published Version never changes: read before the write.
-  const version = input.version === undefined ? undefined : (getVersionBody(db, teamId, documentId, input.version) as Record<string, unknown>)
-  return db.transaction(
-    (tx) => {
-      const source = loadLive(tx, teamId, draftId(documentId)) ?? loadLive(tx, teamId, documentId)
+  const version = input.version === undefined ? undefined : (await getVersionBody(db, teamId, documentId, input.version) as Record<string, unknown>)
+  return await db.transaction(
+    async (tx) => {
+      const source = await loadLive(tx, teamId, draftId(documentId)) ?? await loadLive(tx, teamId, documentId)
       if (!source || (source.kind !== 'draft' && source.kind !== 'canonical')) throw notFound('Document not found.')
       const id = `${documentId}/snapshot/${newToken()}`
       const from = version ?? source.body
       const body = { ...stripStamp(from), id }
-      saveDoc(tx, { teamId, id, canonicalId: documentId, kind: 'snapshot', collection: source.collection, body, expect: null })
+      await saveDoc(tx, { teamId, id, canonicalId: documentId, kind: 'snapshot', collection: source.collection, body, expect: null })
       const row: SnapshotRow = { teamId, id, documentId, name, createdBy: input.userId, createdAt: now.toISOString(), expiresAt, revokedAt: null }
-      tx.insert(snapshots).values(row).run()
+      await insertSnapshot(tx, row)
       return toRecord(row, now)
     },
     { behavior: 'immediate' },
@@ -108,54 +108,48 @@ export function createSnapshot(db: Db, input: CreateSnapshot): SnapshotRecord {
 }
 
 /** The snapshot record and its body, or null when either is missing (or `id` cannot be stored as given). */
-export function loadSnapshot(conn: Conn, teamId: string, id: string): { row: SnapshotRow; body: DocumentRow } | null {
+export async function loadSnapshot(conn: Conn, teamId: string, id: string): Promise<{ row: SnapshotRow; body: DocumentRow } | null> {
   if (!isStorableId(id)) return null
-  const row = conn.select().from(snapshots).where(and(eq(snapshots.teamId, teamId), eq(snapshots.id, id))).get()
-  const body = row ? loadDoc(conn, teamId, id) : null
+  const row = await getSnapshot(conn, teamId, id)
+  const body = row ? await loadDoc(conn, teamId, id) : null
   return row && body ? { row, body } : null
 }
 
-function requireSnapshot(conn: Conn, teamId: string, id: string | undefined): SnapshotRow {
+async function requireSnapshot(conn: Conn, teamId: string, id: string | undefined): Promise<SnapshotRow> {
   if (!id) throw badRequest('missing_id', 'The snapshot `id` is required.')
   if (parseId(id).kind !== 'snapshot' || !isStorableId(id)) throw badRequest('invalid_id', 'The id is not a snapshot id `<document_id>/snapshot/<token>`.')
-  const found = loadSnapshot(conn, teamId, id)
+  const found = await loadSnapshot(conn, teamId, id)
   if (!found) throw notFound('Snapshot not found.')
   return found.row
 }
 
 /** Renames a snapshot, whatever its status (a name is only a label). */
-export function renameSnapshot(db: Db, input: { teamId: string; id: string | undefined; name: unknown; now?: Date }): SnapshotRecord {
+export async function renameSnapshot(db: Db, input: { teamId: string; id: string | undefined; name: unknown; now?: Date }): Promise<SnapshotRecord> {
   const name = readName(input.name) // the body first, like the schema's own checks
   // Read and written in one write transaction, so the answer is the record as stored (a revoke
   // by another process in between is in it), as in revokeSnapshot.
-  return db.transaction((tx) => {
-    const row = requireSnapshot(tx, input.teamId, input.id)
-    tx.update(snapshots).set({ name }).where(and(eq(snapshots.teamId, row.teamId), eq(snapshots.id, row.id))).run()
+  return await db.transaction(async (tx) => {
+    const row = await requireSnapshot(tx, input.teamId, input.id)
+    await updateSnapshot(tx, row, { name })
     return toRecord({ ...row, name }, input.now ?? new Date())
   }, { behavior: 'immediate' })
 }
 
 /** Revokes a snapshot; revoking a revoked one changes nothing and answers the same record. */
-export function revokeSnapshot(db: Db, input: { teamId: string; id: string | undefined; now?: Date }): SnapshotRecord {
+export async function revokeSnapshot(db: Db, input: { teamId: string; id: string | undefined; now?: Date }): Promise<SnapshotRecord> {
   const now = input.now ?? new Date()
-  return db.transaction((tx) => {
-    const row = requireSnapshot(tx, input.teamId, input.id)
+  return await db.transaction(async (tx) => {
+    const row = await requireSnapshot(tx, input.teamId, input.id)
     if (row.revokedAt) return toRecord(row, now)
     const revokedAt = now.toISOString()
-    tx.update(snapshots).set({ revokedAt }).where(and(eq(snapshots.teamId, row.teamId), eq(snapshots.id, row.id))).run()
+    await updateSnapshot(tx, row, { revokedAt })
     return toRecord({ ...row, revokedAt }, now)
   }, { behavior: 'immediate' })
 }
 
 /** Active snapshots of a document, newest first (for History). */
-export function activeSnapshots(conn: Conn, teamId: string, documentId: string, now: Date): SnapshotRow[] {
-  return conn
-    .select()
-    .from(snapshots)
-    .where(and(eq(snapshots.teamId, teamId), eq(snapshots.documentId, documentId)))
-    .orderBy(desc(snapshots.createdAt), desc(sql`rowid`))
-    .all()
-    .filter((row) => snapshotStatus(row, now) === 'active')
+export async function activeSnapshots(conn: Conn, teamId: string, documentId: string, now: Date): Promise<SnapshotRow[]> {
+  return (await snapshotsOf(conn, teamId, documentId)).filter((row) => snapshotStatus(row, now) === 'active')
 }
 
 /** A snapshot as the document's full list shows it: its record, its languages and when it was revoked. */
@@ -169,20 +163,17 @@ export interface ListedSnapshot extends SnapshotRecord {
  * active ones only) so that an app can still show a revoked or expired one for what it is.
  * The document must exist (a canonical or a draft), as for History.
  */
-export function listSnapshots(db: Db, teamId: string, documentId: string | undefined, now = new Date()): { documentId: string; snapshots: ListedSnapshot[] } {
+export async function listSnapshots(db: Db, teamId: string, documentId: string | undefined, now = new Date()): Promise<{ documentId: string; snapshots: ListedSnapshot[] }> {
   if (!documentId) throw badRequest('missing_id', 'Query parameter `documentId` is required.')
   if (parseId(documentId).kind !== 'canonical') throw badRequest('sibling_id', '`documentId` names a sibling; pass the canonical id.')
   if (!isValidCanonicalId(documentId)) throw badRequest('invalid_id', '`documentId` is not a valid canonical id.')
-  if (!loadLive(db, teamId, documentId) && !loadLive(db, teamId, draftId(documentId))) throw notFound('Document not found.')
-  const rows = db.select().from(snapshots)
-    .where(and(eq(snapshots.teamId, teamId), eq(snapshots.documentId, documentId)))
-    .orderBy(desc(snapshots.createdAt), desc(sql`rowid`))
-    .all()
+  if (!await loadLive(db, teamId, documentId) && !await loadLive(db, teamId, draftId(documentId))) throw notFound('Document not found.')
+  const rows = await snapshotsOf(db, teamId, documentId)
   return {
     documentId,
-    snapshots: rows.map((row) => {
-      const body = loadDoc(db, teamId, row.id)?.body as { locales?: Record<string, unknown> } | undefined
+    snapshots: await Promise.all(rows.map(async (row) => {
+      const body = (await loadDoc(db, teamId, row.id))?.body as { locales?: Record<string, unknown> } | undefined
       return { ...toRecord(row, now), locales: Object.keys(body?.locales ?? {}), revokedAt: row.revokedAt }
-    }),
+    })),
   }
 }

@@ -3,9 +3,8 @@
  * signed-in user may see of their teams. The flags change only what the editor app's History
  * drawer shows, never an endpoint's answer: nothing else reads them.
  */
-import { eq } from 'drizzle-orm'
 import type { Conn, Db } from '../../db/client'
-import { memberships, teams } from '../../db/schema'
+import { membershipsOf, updateTeamFeatures } from '../../db/queries/teams'
 import { notFound } from '../errors'
 import { getTeam } from './service'
 
@@ -15,17 +14,16 @@ export interface TeamFeatures {
 }
 
 /** The team's flags (both on unless a `PUT .../features` turned one off); 404 for an unknown team. */
-export function readFeatures(conn: Conn, teamId: string): TeamFeatures {
-  const team = getTeam(conn, teamId)
+export async function readFeatures(conn: Conn, teamId: string): Promise<TeamFeatures> {
+  const team = await getTeam(conn, teamId)
   if (!team) throw notFound('Team not found.')
   return { history: team.features.history !== false, snapshots: team.features.snapshots !== false }
 }
 
 /** Sets both flags at once (no site.changed: the site never sees them). */
-export function setFeatures(db: Db, teamId: string, features: TeamFeatures): TeamFeatures {
+export async function setFeatures(db: Db, teamId: string, features: TeamFeatures): Promise<TeamFeatures> {
   const value = { history: features.history, snapshots: features.snapshots }
-  const changed = db.update(teams).set({ features: value }).where(eq(teams.id, teamId)).returning({ id: teams.id }).all()
-  if (changed.length === 0) throw notFound('Team not found.')
+  if (!(await updateTeamFeatures(db, teamId, value))) throw notFound('Team not found.')
   return value
 }
 
@@ -38,12 +36,12 @@ export interface MyTeam {
 }
 
 /** The teams `userId` belongs to, with their capabilities, locales and flags, by team id. */
-export function teamsOf(conn: Conn, userId: string): MyTeam[] {
-  const rows = conn.select({ teamId: memberships.teamId, capabilities: memberships.capabilities }).from(memberships)
-    .where(eq(memberships.userId, userId)).orderBy(memberships.teamId).all()
-  return rows.flatMap(({ teamId, capabilities }) => {
-    const team = getTeam(conn, teamId)
-    if (!team) return []
-    return [{ id: teamId, capabilities, locales: team.locales, defaultLocale: team.defaultLocale, features: readFeatures(conn, teamId) }]
-  })
+export async function teamsOf(conn: Conn, userId: string): Promise<MyTeam[]> {
+  const rows = await membershipsOf(conn, userId)
+  const mine: MyTeam[] = []
+  for (const { teamId, capabilities } of rows) {
+    const team = await getTeam(conn, teamId)
+    if (team) mine.push({ id: teamId, capabilities, locales: team.locales, defaultLocale: team.defaultLocale, features: await readFeatures(conn, teamId) })
+  }
+  return mine
 }

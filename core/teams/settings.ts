@@ -3,10 +3,8 @@
  * site_changes row in the same transaction; the dispatcher coalesces them into site.changed.
  * A PUT that changes nothing records nothing.
  */
-import { and, eq, ne, sql } from 'drizzle-orm'
 import type { Conn, Db, Tx } from '../../db/client'
-import { nextChangeVector } from '../../db/store'
-import { contentTypes, documents, teams } from '../../db/schema'
+import { moveContentTypeDocuments, storeContentIndex, updateTeamSettings, upsertContentType } from '../../db/queries/teams'
 import { badRequest, echoList, notFound } from '../errors'
 import { recordSiteChange } from '../events/record'
 import { getContentType, getTeam, listContentTypes } from './service'
@@ -21,21 +19,21 @@ const settingsOf = (t: { locales: string[]; defaultLocale: string; fallbacks: Re
 const sorted = (m: Record<string, string>) => JSON.stringify(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 const sameMap = (a: Record<string, string>, b: Record<string, string>) => sorted(a) === sorted(b)
 
-function requireTeam(conn: Conn, teamId: string) {
-  const team = getTeam(conn, teamId)
+async function requireTeam(conn: Conn, teamId: string) {
+  const team = await getTeam(conn, teamId)
   if (!team) throw notFound('Team not found.')
   return team
 }
 
 /** What `PUT .../locales` takes: `{locales, defaultLocale}`. */
-export function readLocales(db: Db, teamId: string) {
-  const team = requireTeam(db, teamId)
+export async function readLocales(db: Db, teamId: string) {
+  const team = await requireTeam(db, teamId)
   return { locales: team.locales, defaultLocale: team.defaultLocale }
 }
 
 /** What `PUT .../localization` takes: `{fallbacks}`. */
-export function readLocalization(db: Db, teamId: string) {
-  return { fallbacks: requireTeam(db, teamId).fallbacks }
+export async function readLocalization(db: Db, teamId: string) {
+  return { fallbacks: (await requireTeam(db, teamId)).fallbacks }
 }
 
 /** A content type as stored, with `urls` spelled out (left out of a PUT, it is false). */
@@ -43,20 +41,20 @@ const definitionOf = (row: { definition: Record<string, unknown>; urls: boolean;
   ({ ...row.definition, name: row.name, collection: row.collection, urls: row.urls }) as Record<string, unknown> & { name: string; collection: string; urls: boolean; fields: { name: string }[] }
 
 /** Every content type of the team, by name. */
-export function readContentTypes(db: Db, teamId: string) {
-  requireTeam(db, teamId)
-  return listContentTypes(db, teamId).map(definitionOf)
+export async function readContentTypes(db: Db, teamId: string) {
+  await requireTeam(db, teamId)
+  return (await listContentTypes(db, teamId)).map(definitionOf)
 }
 
-export function readContentType(db: Db, teamId: string, name: string) {
-  requireTeam(db, teamId)
-  const row = getContentType(db, teamId, name)
+export async function readContentType(db: Db, teamId: string, name: string) {
+  await requireTeam(db, teamId)
+  const row = await getContentType(db, teamId, name)
   if (!row) throw notFound('Content type not found.')
   return definitionOf(row)
 }
 
-export function readContentIndex(db: Db, teamId: string) {
-  const team = requireTeam(db, teamId)
+export async function readContentIndex(db: Db, teamId: string) {
+  const team = await requireTeam(db, teamId)
   return { definition: (team.contentIndex ?? null) as Record<string, unknown> | null, indexGeneration: team.indexGeneration, indexedGeneration: team.indexedGeneration }
 }
 
@@ -72,25 +70,25 @@ export function localesProblem(input: { locales: string[]; defaultLocale: string
  * Writes a team's locales inside `tx` (the team exists, `localesProblem` passed): fallbacks that
  * name a removed locale go with it, and a site change is recorded when anything changed.
  */
-export function writeLocales(tx: Tx, a: Actor, input: { locales: string[]; defaultLocale: string }) {
-  const team = requireTeam(tx, a.teamId)
+export async function writeLocales(tx: Tx, a: Actor, input: { locales: string[]; defaultLocale: string }) {
+  const team = await requireTeam(tx, a.teamId)
   const fallbacks = Object.fromEntries(Object.entries(team.fallbacks).filter(([k, v]) => input.locales.includes(k) && input.locales.includes(v)))
   const next = { locales: input.locales, defaultLocale: input.defaultLocale, fallbacks }
   if (JSON.stringify(settingsOf(team)) === JSON.stringify(next)) return next
-  tx.update(teams).set(next).where(eq(teams.id, a.teamId)).run()
-  recordSiteChange(tx, { teamId: a.teamId, status: 'locales', userId: a.userId })
+  await updateTeamSettings(tx, a.teamId, next)
+  await recordSiteChange(tx, { teamId: a.teamId, status: 'locales', userId: a.userId })
   return next
 }
 
-export function setLocales(db: Db, a: Actor, input: { locales: string[]; defaultLocale: string }) {
+export async function setLocales(db: Db, a: Actor, input: { locales: string[]; defaultLocale: string }) {
   const problem = localesProblem(input)
   if (problem) throw badRequest('invalid_body', problem)
-  return db.transaction((tx) => writeLocales(tx, a, input), { behavior: 'immediate' })
+  return await db.transaction(async (tx) => await writeLocales(tx, a, input), { behavior: 'immediate' })
 }
 
-export function setLocalization(db: Db, a: Actor, input: { fallbacks: Record<string, string> }) {
-  return db.transaction((tx) => {
-    const team = requireTeam(tx, a.teamId)
+export async function setLocalization(db: Db, a: Actor, input: { fallbacks: Record<string, string> }) {
+  return await db.transaction(async (tx) => {
+    const team = await requireTeam(tx, a.teamId)
     for (const [from, to] of Object.entries(input.fallbacks)) {
       if (!team.locales.includes(from) || !team.locales.includes(to) || from === to) {
         throw badRequest('invalid_body', `Fallback ${echoList([from])} -> ${echoList([to])} must join two different configured locales.`)
@@ -106,21 +104,21 @@ export function setLocalization(db: Db, a: Actor, input: { fallbacks: Record<str
     }
     // The same map in another key order is the same setting.
     if (sameMap(team.fallbacks, input.fallbacks)) return settingsOf(team)
-    tx.update(teams).set({ fallbacks: input.fallbacks }).where(eq(teams.id, a.teamId)).run()
-    recordSiteChange(tx, { teamId: a.teamId, status: 'localization', userId: a.userId })
+    await updateTeamSettings(tx, a.teamId, { fallbacks: input.fallbacks })
+    await recordSiteChange(tx, { teamId: a.teamId, status: 'localization', userId: a.userId })
     return settingsOf({ ...team, fallbacks: input.fallbacks })
   }, { behavior: 'immediate' })
 }
 
 /** Creates or replaces a content type; `template` only for a change the site can see. */
-export function putContentType(db: Db, a: Actor, name: string, input: ContentTypeBody) {
+export async function putContentType(db: Db, a: Actor, name: string, input: ContentTypeBody) {
   if (input.name !== undefined && input.name !== name) throw badRequest('invalid_body', 'The body `name` must match the path.')
   const problem = fieldsProblem(input.fields)
   if (problem) throw badRequest('invalid_body', problem)
-  return db.transaction((tx) => {
-    requireTeam(tx, a.teamId)
-    const visible = writeContentType(tx, a.teamId, name, input)
-    if (visible) recordSiteChange(tx, { teamId: a.teamId, status: 'template', userId: a.userId })
+  return await db.transaction(async (tx) => {
+    await requireTeam(tx, a.teamId)
+    const visible = await writeContentType(tx, a.teamId, name, input)
+    if (visible) await recordSiteChange(tx, { teamId: a.teamId, status: 'template', userId: a.userId })
     return { definition: { ...input, name }, siteChanged: visible }
   }, { behavior: 'immediate' })
 }
@@ -132,43 +130,28 @@ type ContentTypeBody = Record<string, unknown> & { collection: string; urls?: bo
  * move with a new collection. Returns whether the site can see the change; the caller records it.
  * Shared with the seed command (cli/seed.ts).
  */
-export function writeContentType(tx: Conn, teamId: string, name: string, input: ContentTypeBody): boolean {
+export async function writeContentType(tx: Conn, teamId: string, name: string, input: ContentTypeBody): Promise<boolean> {
   const definition = { ...input, name }
-  const current = getContentType(tx, teamId, name)
+  const current = await getContentType(tx, teamId, name)
   const values = { teamId, name, collection: input.collection, urls: input.urls ?? false, definition }
-  tx.insert(contentTypes).values(values).onConflictDoUpdate({ target: [contentTypes.teamId, contentTypes.name], set: values }).run()
+  await upsertContentType(tx, values)
   // The type's documents move with it: their stored collection is what lists and events name.
   // Each gets a new change vector: `@collection` is part of what a read answers, so a client
   // holding the old copy (If-None-Match) must not be told it is current.
-  if (current && current.collection !== values.collection) moveCollection(tx, teamId, name, values.collection)
+  if (current && current.collection !== values.collection) await moveContentTypeDocuments(tx, teamId, name, values.collection)
   // `urls` left out means false (docs/api/teams-and-settings.md#content-types): leaving it out of a type without URLs changes nothing.
   return isSiteVisibleChange(current && { ...current.definition, urls: current.urls }, { ...definition, urls: values.urls })
-}
-
-/** Moves every document of content type `name` (siblings too, activity documents not) to `collection`. */
-function moveCollection(tx: Conn, teamId: string, name: string, collection: string) {
-  const moved = tx.select({ id: documents.id }).from(documents)
-    .where(and(eq(documents.teamId, teamId), ne(documents.kind, 'activity'), sql`json_extract(${documents.body}, '$.contentType') = ${name}`)).all()
-  const updatedAt = new Date().toISOString()
-  for (const { id } of moved) {
-    tx.update(documents).set({ collection, changeVector: nextChangeVector(tx), updatedAt })
-      .where(and(eq(documents.teamId, teamId), eq(documents.id, id))).run()
-  }
 }
 
 /**
  * Deploys the content index definition (the push command's endpoint): stores it and bumps
  * `indexGeneration`; site.changed waits until the index job has caught up with it.
  */
-export function pushContentIndex(db: Db, a: Actor, definition: unknown) {
-  return db.transaction((tx) => {
-    requireTeam(tx, a.teamId)
-    const row = tx.update(teams)
-      .set({ contentIndex: definition, indexGeneration: sql`${teams.indexGeneration} + 1` })
-      .where(and(eq(teams.id, a.teamId)))
-      .returning({ indexGeneration: teams.indexGeneration })
-      .get()!
-    recordSiteChange(tx, { teamId: a.teamId, status: 'index', userId: a.userId })
-    return { indexGeneration: row.indexGeneration }
+export async function pushContentIndex(db: Db, a: Actor, definition: unknown) {
+  return await db.transaction(async (tx) => {
+    await requireTeam(tx, a.teamId)
+    const indexGeneration = (await storeContentIndex(tx, a.teamId, definition))!
+    await recordSiteChange(tx, { teamId: a.teamId, status: 'index', userId: a.userId })
+    return { indexGeneration }
   }, { behavior: 'immediate' })
 }

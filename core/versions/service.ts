@@ -35,13 +35,13 @@ export function decodeVersionRef(ref: string): string | null {
  * Checks that `id` names a live canonical in a content collection, with the spec's error
  * codes in the spec's order: missing, sibling, unknown or soft-deleted, not content.
  */
-export function requireCanonical(db: Db, teamId: string, id: string | undefined) {
+export async function requireCanonical(db: Db, teamId: string, id: string | undefined) {
   if (!id) throw badRequest('missing_id', 'Query parameter `id` is required.')
   const kind = parseId(id).kind
   if (kind === 'draft' || kind === 'scheduled' || kind === 'snapshot') {
     throw badRequest('sibling_id', 'The id names a draft, scheduled or snapshot sibling; pass the canonical id.')
   }
-  const row = loadLive(db, teamId, id)
+  const row = await loadLive(db, teamId, id)
   if (!row) throw notFound('Document not found.')
   if (row.collection === ACTIVITY_COLLECTION || row.kind !== 'canonical') {
     throw badRequest('not_content', 'The id is not a document of a content collection.')
@@ -77,11 +77,11 @@ export function parsePaging(start: string | undefined, pageSize: string | undefi
  * consumed, so unstamped revisions skipped on the way are never read again, and `hasMore`
  * says whether any revision lies beyond it.
  */
-export function listVersions(db: Db, teamId: string, id: string, start: number, pageSize: number) {
+export async function listVersions(db: Db, teamId: string, id: string, start: number, pageSize: number) {
   const rows: VersionRow[] = []
   let offset = start
-  const top = countRevisions(db, teamId, id) - start
-  let chunk = top > 0 ? revisionEntriesFrom(db, teamId, id, top, pageSize) : []
+  const top = await countRevisions(db, teamId, id) - start
+  let chunk = top > 0 ? await revisionEntriesFrom(db, teamId, id, top, pageSize) : []
   let last: number | null = null
   while (chunk.length > 0) {
     for (const rev of chunk) {
@@ -91,7 +91,7 @@ export function listVersions(db: Db, teamId: string, id: string, start: number, 
       if (rev.stamped) rows.push(toVersionRow(rev))
     }
     if (rows.length === pageSize || last === null) break
-    chunk = revisionEntriesFrom(db, teamId, id, last - 1, pageSize - rows.length)
+    chunk = await revisionEntriesFrom(db, teamId, id, last - 1, pageSize - rows.length)
   }
   // Ordinals are dense from 1: anything below the last one read lies beyond this page.
   const hasMore = last !== null && last > 1
@@ -102,11 +102,11 @@ export function listVersions(db: Db, teamId: string, id: string, start: number, 
  * The body of one Published Version, shaped as a live document. Every refusal after the
  * reference parses is the same 404, so a reference cannot probe other documents.
  */
-export function getVersionBody(db: Db, teamId: string, id: string, ref: string | undefined) {
+export async function getVersionBody(db: Db, teamId: string, id: string, ref: string | undefined) {
   if (!ref) throw badRequest('bad_reference', 'Query parameter `version` is required.')
   const cv = decodeVersionRef(ref)
   if (!cv) throw badRequest('bad_reference', 'The version reference is not well formed; pass it back verbatim.')
-  const rev = revisionByChangeVector(db, teamId, cv)
+  const rev = await revisionByChangeVector(db, teamId, cv)
   if (!rev || rev.documentId !== id || !rev.stamped) throw notFound('No such version of this document.')
   const { '@metadata': _m, Id: _i, ...body } = rev.body
   // A stamped revision is a whole published canonical (spec.md "Version body").

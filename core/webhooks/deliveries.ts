@@ -5,10 +5,7 @@
  */
 import type { Db } from '../../db/client'
 import type { OutboxRow } from '../../db/schema'
-import { findDelivery } from '../../db/outbox/find-delivery'
-import { insertTestDelivery } from '../../db/outbox/insert-test-delivery'
-import { listDeliveries as listDeliveryPage } from '../../db/outbox/list-deliveries'
-import { requeueManual } from '../../db/outbox/requeue-manual'
+import { deliveryLogPage, deliveryOf, requeueDelivery, storeTestDelivery } from '../../db/queries/webhooks'
 import { getTeam } from '../teams/service'
 import { deliverOnce } from '../delivery/deliver'
 import { AppError, badRequest, notFound } from '../errors'
@@ -45,12 +42,12 @@ export async function testWebhook(
   input: { teamId: string; id: string; userId: string; eventType?: string },
   opts: { timeoutMs: number; allowPrivateTargets: boolean; fetch?: typeof fetch; log?: { warn(fields: object, msg: string): void } },
 ) {
-  const webhook = getWebhookRow(db, input.teamId, input.id)
+  const webhook = await getWebhookRow(db, input.teamId, input.id)
   if (input.eventType !== undefined && !(EVENT_TYPES as readonly string[]).includes(input.eventType)) {
     throw badRequest('invalid_event_type', `eventType must be one of ${EVENT_TYPES.join(', ')}.`)
   }
   const eventType = (input.eventType ?? webhook.events[0] ?? 'content.published') as EventType
-  const team = getTeam(db, input.teamId)!
+  const team = (await getTeam(db, input.teamId))!
   const payload = samplePayload(team, eventType, input.userId)
   const bytes = JSON.stringify(payload)
   const startedAt = Date.now()
@@ -62,7 +59,7 @@ export async function testWebhook(
   // The caller is told only that the target is not a reachable public address; why, for operators.
   if (result.detail) opts.log?.warn({ webhookId: webhook.id, eventId: payload.eventId, error: result.error, detail: result.detail }, 'webhook test send refused')
   // Deleted while the test was on the wire: the answer is still the caller's, there is no log to keep it in.
-  insertTestDelivery(db.$client, {
+  await storeTestDelivery(db, {
     eventId: payload.eventId, webhookId: webhook.id, teamId: input.teamId, eventType, bytes, delivered, startedAt, result,
   })
   return {
@@ -91,15 +88,15 @@ export interface DeliveryPage {
  * One page of the delivery log of one webhook, newest first, each event with its attempts in
  * order (db/outbox/list-deliveries.ts: a page costs the same however many deliveries the file holds).
  */
-export function listDeliveries(db: Db, teamId: string, id: string, page: DeliveryPage = {}) {
-  getWebhookRow(db, teamId, id)
+export async function listDeliveries(db: Db, teamId: string, id: string, page: DeliveryPage = {}) {
+  await getWebhookRow(db, teamId, id)
   let beforeSeq: number | undefined
   if (page.before !== undefined) {
-    const from = findDelivery(db.$client, id, page.before)
+    const from = await deliveryOf(db, id, page.before)
     if (!from) throw notFound('`before` names no delivery of this webhook (never made, or removed by retention).')
     beforeSeq = from.seq
   }
-  const rows = listDeliveryPage(db.$client, { webhookId: id, limit: page.limit ?? LOG_PAGE, status: page.status, beforeSeq })
+  const rows = await deliveryLogPage(db, { webhookId: id, limit: page.limit ?? LOG_PAGE, status: page.status, beforeSeq })
   return rows.map((r) => ({
     eventId: r.eventId, eventType: r.eventType as EventType, status: r.status, createdAt: new Date(r.createdAt).toISOString(),
     attempts: r.attempts.map((a) => ({
@@ -113,16 +110,12 @@ export function listDeliveries(db: Db, teamId: string, id: string, page: Deliver
  * Sends an event again with the same eventId and the same bytes: the outbox row goes back to
  * pending with a fresh budget of attempts, logged as `manual`. A row in flight is refused (409).
  */
-export function redeliver(db: Db, teamId: string, id: string, eventId: string, now = Date.now()) {
-  getWebhookRow(db, teamId, id)
-  const c = db.$client
-  return c.transaction(() => {
-    const row = findDelivery(c, id, eventId)
-    if (!row) throw notFound('No delivery of this webhook has that event id (never made, or removed by retention).')
-    if (row.leaseExpiresAt !== null && row.leaseExpiresAt > now) {
-      throw new AppError(409, 'delivery_in_progress', 'This event is being sent, or is about to be; try again when the attempt is over.')
-    }
-    requeueManual(c, row.seq, now)
-    return { eventId, eventType: row.eventType as EventType, status: 'pending' as const }
-  }).immediate()
+export async function redeliver(db: Db, teamId: string, id: string, eventId: string, now = Date.now()) {
+  await getWebhookRow(db, teamId, id)
+  const done = await requeueDelivery(db, id, eventId, now)
+  if (done.outcome === 'missing') throw notFound('No delivery of this webhook has that event id (never made, or removed by retention).')
+  if (done.outcome === 'in-flight') {
+    throw new AppError(409, 'delivery_in_progress', 'This event is being sent, or is about to be; try again when the attempt is over.')
+  }
+  return { eventId, eventType: done.row.eventType as EventType, status: 'pending' as const }
 }

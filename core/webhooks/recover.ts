@@ -6,7 +6,7 @@
  * webhook's own send slots and no other webhook waits for them.
  */
 import type { Db } from '../../db/client'
-import { failedInWindow, requeueFailed } from '../../db/outbox/requeue-failed'
+import { failedDeliveries, requeueFailedDeliveries } from '../../db/queries/webhooks'
 import { badRequest } from '../errors'
 import { parseTimestamp, timestampProblem } from '../timestamps'
 import type { RecoverRequest } from './model'
@@ -40,13 +40,13 @@ export function parseWindow(input: RecoverRequest, now: number): { since: number
  * write transaction, with the lock left free between them as a webhook's deletion does.
  */
 export async function recoverFailed(db: Db, teamId: string, id: string, input: RecoverRequest, now = Date.now()): Promise<{ queued: number }> {
-  getWebhookRow(db, teamId, id)
+  await getWebhookRow(db, teamId, id)
   const { since, until } = parseWindow(input, now)
-  const seqs = failedInWindow(db.$client, { webhookId: id, since, until, before: now })
+  const seqs = await failedDeliveries(db, { webhookId: id, since, until, before: now })
   let queued = 0
   for (let i = 0; i < seqs.length; i += RECOVER_STEP) {
     const t = performance.now()
-    queued += requeueFailed(db.$client, id, seqs.slice(i, i + RECOVER_STEP), now)
+    queued += await requeueFailedDeliveries(db, id, seqs.slice(i, i + RECOVER_STEP), now)
     if (i + RECOVER_STEP < seqs.length) await between(db, performance.now() - t)
   }
   return { queued }

@@ -4,10 +4,9 @@
  * one; afterwards only its last four characters (spec.md "Webhook configuration").
  */
 import { randomBytes } from 'node:crypto'
-import { and, eq } from 'drizzle-orm'
 import { writeLockFree, type Conn, type Db, type Tx } from '../../db/client'
-import { deliveryLeftovers, webhookLeftovers } from '../../db/outbox/drop-leftovers'
-import { webhooks, type WebhookRow } from '../../db/schema'
+import { deleteFinishedDeliveries, deleteWebhookRow, insertWebhook, updateWebhookRow, webhookOf, webhooksOfTeam } from '../../db/queries/webhooks'
+import type { WebhookRow } from '../../db/schema'
 import { checkTargetSyntax, targetFormProblem } from '../delivery/ssrf'
 import { GITHUB_DISPATCH } from '../delivery/providers'
 import { STANDARD_SECRET_PREFIX } from '../delivery/sign'
@@ -124,7 +123,7 @@ function refuseUnusedOptions(provider: WebhookRow['provider'], options: { token?
   }
 }
 
-export function createWebhook(db: Db, teamId: string, input: WebhookCreate, allowPrivate: boolean) {
+export async function createWebhook(db: Db, teamId: string, input: WebhookCreate, allowPrivate: boolean) {
   const scheme = input.signatureScheme ?? 'service'
   if (input.secret) checkSecret(input.secret, scheme)
   refuseUnusedOptions(input.provider, input.options)
@@ -135,30 +134,30 @@ export function createWebhook(db: Db, teamId: string, input: WebhookCreate, allo
     events: input.events ?? DEFAULT_EVENTS, secret, options: withScheme(input.options ?? {}, scheme), createdAt: now, updatedAt: now,
   }
   validate(row, allowPrivate, true)
-  db.insert(webhooks).values(row).run()
+  await insertWebhook(db, row)
   return { ...toRecord(row), secret }
 }
 
 /** The stored row of a team's webhook, or 404 (also for another team's webhook). */
-export function getWebhookRow(db: Conn, teamId: string, id: string): WebhookRow {
-  const row = db.select().from(webhooks).where(and(eq(webhooks.teamId, teamId), eq(webhooks.id, id))).get()
+export async function getWebhookRow(db: Conn, teamId: string, id: string): Promise<WebhookRow> {
+  const row = await webhookOf(db, teamId, id)
   if (!row) throw notFound('Webhook not found.')
   return row
 }
 
-export function listWebhooks(db: Db, teamId: string): WebhookRecord[] {
-  return db.select().from(webhooks).where(eq(webhooks.teamId, teamId)).orderBy(webhooks.createdAt).all().map(toRecord)
+export async function listWebhooks(db: Db, teamId: string): Promise<WebhookRecord[]> {
+  return (await webhooksOfTeam(db, teamId)).map(toRecord)
 }
 
 /** Applies a partial update; a non-empty `secret` replaces the old one and is answered once. */
-export function updateWebhook(db: Db, teamId: string, id: string, input: WebhookPatch, allowPrivate: boolean) {
+export async function updateWebhook(db: Db, teamId: string, id: string, input: WebhookPatch, allowPrivate: boolean) {
   // Read and written in one write transaction: a PATCH of another api process in between would
   // otherwise be overwritten with the values read before it (a secret rotation or events undone).
-  return db.transaction((tx) => applyUpdate(tx, teamId, id, input, allowPrivate), { behavior: 'immediate' })
+  return await db.transaction(async (tx) => await applyUpdate(tx, teamId, id, input, allowPrivate), { behavior: 'immediate' })
 }
 
-function applyUpdate(db: Tx, teamId: string, id: string, input: WebhookPatch, allowPrivate: boolean) {
-  const current = getWebhookRow(db, teamId, id)
+async function applyUpdate(db: Tx, teamId: string, id: string, input: WebhookPatch, allowPrivate: boolean) {
+  const current = await getWebhookRow(db, teamId, id)
   const scheme = input.signatureScheme ?? signatureSchemeOf(current.options)
   // A webhook moving to standard-webhooks with a secret that is no `whsec_` key gets a new one,
   // answered once as a rotation is: its receiver has to be set up for the new scheme anyway.
@@ -185,7 +184,7 @@ function applyUpdate(db: Tx, teamId: string, id: string, input: WebhookPatch, al
   validate(next, allowPrivate, next.target !== current.target)
   // An update that changes nothing (`{}`, a form sent back as it was) writes nothing: `updatedAt` says when it last changed.
   const unchanged = (['label', 'provider', 'target', 'events', 'secret', 'options'] as const).every((k) => JSON.stringify(next[k]) === JSON.stringify(current[k]))
-  if (!unchanged) db.update(webhooks).set(next).where(eq(webhooks.id, id)).run()
+  if (!unchanged) await updateWebhookRow(db, id, next)
   const record = toRecord(unchanged ? current : next)
   return newSecret ? { ...record, secret: newSecret } : record
 }
@@ -201,22 +200,8 @@ export const DELETE_STEP = 500
  * short (a crash, a `503 busy`) leaves a live webhook with all its work still to send, not a
  * live webhook with events silently gone; only part of its finished log may be gone.
  */
-export function deleteDeliveriesStep(db: Db, webhookId: string, max: number): number {
-  const c = db.$client
-  const rows = c.query<{ seq: number; event_id: string }, [string, number]>(
-    `SELECT seq, event_id FROM outbox WHERE webhook_id = ? AND status <> 'pending' ORDER BY seq LIMIT ?`,
-  )
-  const dropRow = c.query('DELETE FROM outbox WHERE seq = ?')
-  const leftovers = deliveryLeftovers(db.$client)
-  return c.transaction(() => {
-    const found = rows.all(webhookId, max)
-    // Read in this same write transaction: every row found is still there.
-    for (const { seq, event_id } of found) {
-      dropRow.run(seq)
-      leftovers(seq, event_id)
-    }
-    return found.length
-  }).immediate()
+export async function deleteDeliveriesStep(db: Db, webhookId: string, max: number): Promise<number> {
+  return await deleteFinishedDeliveries(db, webhookId, max)
 }
 
 /**
@@ -241,19 +226,16 @@ export async function between(db: Db, stepMs: number): Promise<void> {
  * and its unsent events are gone together or both still there.
  */
 export async function deleteWebhook(db: Db, teamId: string, id: string): Promise<void> {
-  getWebhookRow(db, teamId, id)
+  await getWebhookRow(db, teamId, id)
   for (;;) {
     const t = performance.now()
-    if (deleteDeliveriesStep(db, id, DELETE_STEP) < DELETE_STEP) break
+    if (await deleteDeliveriesStep(db, id, DELETE_STEP) < DELETE_STEP) break
     await between(db, performance.now() - t)
   }
-  deleteWebhookNow(db, id)
+  await deleteWebhookNow(db, id)
 }
 
 /** The webhook and whatever is left of its deliveries, in one transaction (the last step of `deleteWebhook`). */
-export function deleteWebhookNow(db: Db, id: string): void {
-  db.transaction((tx) => {
-    webhookLeftovers(tx.$client, id)
-    tx.delete(webhooks).where(eq(webhooks.id, id)).run()
-  }, { behavior: 'immediate' })
+export async function deleteWebhookNow(db: Db, id: string): Promise<void> {
+  await db.transaction(async (tx) => await deleteWebhookRow(tx, id), { behavior: 'immediate' })
 }

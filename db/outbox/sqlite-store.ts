@@ -1,11 +1,13 @@
 /**
  * The outbox store on SQLite (db/outbox/store.ts): the synchronous operations of db/outbox/,
  * unchanged (the api and the CLI still call them), behind the async interface the dispatcher
- * uses. Each method runs its SQLite work at once, inside the call, and returns a settled
- * promise: the dispatcher's loop sees the same order of reads and writes as when it called the
- * functions itself, one microtask later.
+ * uses. Each method runs its SQLite work in one go through `useClient` (db/transaction.ts): at
+ * once when no transaction of this process holds the connection, else right after it, so no
+ * claim or record of the dispatcher ever runs inside the scheduled publish or site change its
+ * own bookkeeping has open on the same connection.
  */
 import { checkpoint, writeLockFreeNow, type Db, type MayWrite } from '../client'
+import { useClient } from '../transaction'
 import type { OutboxRow } from '../schema'
 import { claimDue, type ClaimedRow } from './claim'
 import { Liveness } from './liveness'
@@ -45,31 +47,31 @@ export class SqliteOutboxStore implements OutboxStore {
   }
 
   async claim(opts: StoreClaimOptions): Promise<ClaimedRow[]> {
-    return claimDue(this.db.$client, { ...opts, owner: this.owner, deadOwners: this.liveness?.deadOwners })
+    return useClient(this.db, (c) => claimDue(c, { ...opts, owner: this.owner, deadOwners: this.liveness?.deadOwners }))
   }
 
   async releaseLease(row: Pick<OutboxRow, 'seq' | 'leaseToken'>): Promise<void> {
-    releaseLease(this.db.$client, row)
+    await useClient(this.db, (c) => releaseLease(c, row))
   }
 
   async recordAttempts(items: readonly Completion[], at: number): Promise<boolean[]> {
-    return recordAttempts(this.db.$client, items, at)
+    return useClient(this.db, (c) => recordAttempts(c, items, at))
   }
 
   async prune(cutoff: number, max: number, mayWrite: MayWrite, from: number): Promise<PruneResult> {
-    return pruneDeliveries(this.db.$client, cutoff, max, mayWrite, from)
+    return useClient(this.db, (c) => pruneDeliveries(c, cutoff, max, mayWrite, from))
   }
 
   async rowExists(seq: number): Promise<boolean> {
-    return outboxRowExists(this.db.$client, seq)
+    return useClient(this.db, (c) => outboxRowExists(c, seq))
   }
 
   async sendTarget(id: string): Promise<SendTarget | null> {
-    return loadSendTarget(this.db.$client, id)
+    return useClient(this.db, (c) => loadSendTarget(c, id))
   }
 
   async webhookIds(): Promise<string[]> {
-    return listWebhookIds(this.db.$client)
+    return useClient(this.db, (c) => listWebhookIds(c))
   }
 
   /** `PRAGMA data_version`: changes when another connection commits (about 1.5 µs a read). */
@@ -82,7 +84,7 @@ export class SqliteOutboxStore implements OutboxStore {
   }
 
   async checkpoint(): Promise<void> {
-    checkpoint(this.db)
+    await useClient(this.db, () => checkpoint(this.db))
   }
 
   async startProofOfLife(): Promise<string | null> {

@@ -47,7 +47,20 @@ export function wakeDispatchers(client: Database): void {
 }
 
 function send(s: Udp, ports: number[]) {
-  for (const port of ports) s.send('w', port, '127.0.0.1')
+  for (const port of ports) {
+    // A port whose dispatcher is gone (killed before it removed its port file) answers "port
+    // unreachable", and the socket reports that on its NEXT send, whichever port that is for: it
+    // throws ECONNREFUSED at once and that datagram is not sent. So a refused send is tried once
+    // more (the error was taken by the throw), and a hint never costs the process (it was
+    // uncaught, and a scheduled publish in the dispatcher killed it).
+    try {
+      s.send('w', port, '127.0.0.1')
+    } catch {
+      try {
+        s.send('w', port, '127.0.0.1')
+      } catch {}
+    }
+  }
 }
 
 function portsOf(path: string): number[] {

@@ -21,7 +21,7 @@ beforeEach(async () => {
   await put(ctx, DRAFT)
   snapshotId = (await ok(ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: ID } }), 201)).id
   const current = (await read(ctx, `${ID}/activity`)).body
-  saveActivity(ctx.db, TEAM, ID, { id: `${ID}/activity`, entries: old }, cv(current))
+  await saveActivity(ctx.db, TEAM, ID, { id: `${ID}/activity`, entries: old }, cv(current))
 })
 afterEach(() => ctx.close())
 

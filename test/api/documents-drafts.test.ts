@@ -24,7 +24,7 @@ describe('a document that so far only has a draft', () => {
     expect((await fx.ctx.call('GET', `/content/history/${TEAM}?id=pages/ghost`)).body.scheduled).toMatchObject({ id: 'pages/ghost/scheduled', publishAt })
     expect((await fx.ctx.call('POST', `/content/unschedule/${TEAM}`, { body: { ids: ['pages/ghost'] } })).body).toEqual([{ id: 'pages/ghost', status: 0 }])
     expect((await fx.ctx.call('POST', `/content/discard-draft/${TEAM}`, { body: { ids: ['pages/ghost'] } })).body).toEqual([{ id: 'pages/ghost', status: 0 }])
-    expect(dueSchedules(fx.ctx.db, Date.now() + 7_200_000).filter((s) => s.documentId === 'pages/ghost')).toEqual([])
+    expect((await dueSchedules(fx.ctx.db, Date.now() + 7_200_000)).filter((s) => s.documentId === 'pages/ghost')).toEqual([])
   })
 
   test('publishAt is RFC 3339 with its offset: a local time or a prose date is 400 invalid_body and schedules nothing', async () => {
@@ -79,7 +79,7 @@ describe('a document that so far only has a draft', () => {
     expect((await fx.ctx.call('GET', `${base}?id=pages/us/scheduled`)).status).toBe(404)
     expect((await read('pages/us/draft')).locales).toEqual(page('pages/us/draft').locales)
     expect((await fx.ctx.call('GET', `/content/history/${TEAM}?id=pages/us`)).body.scheduled).toBeNull()
-    expect(dueSchedules(fx.ctx.db, Date.now() + 7_200_000).filter((s) => s.documentId === 'pages/us')).toEqual([]) // the dispatcher finds nothing to publish
+    expect((await dueSchedules(fx.ctx.db, Date.now() + 7_200_000)).filter((s) => s.documentId === 'pages/us')).toEqual([]) // the dispatcher finds nothing to publish
   })
 
   test('archive cancels a pending scheduled publish (it would put the document back on the site); unpublish keeps it', async () => {
@@ -108,7 +108,7 @@ describe('a document that so far only has a draft', () => {
       const res = await fx.ctx.call('POST', `/content/${op}/${TEAM}`, { body: { ids: [id] } })
       expect({ op, body: res.body }).toEqual({ op, body: [{ id, status: 0 }] })
       expect((await fx.ctx.call('GET', `${base}?id=${id}/draft`)).status).toBe(404)
-      expect(countRevisions(fx.ctx.db, TEAM, id)).toBe(1)
+      expect(await countRevisions(fx.ctx.db, TEAM, id)).toBe(1)
     }
   })
 })

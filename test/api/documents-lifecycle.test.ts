@@ -74,7 +74,7 @@ describe('lifecycle', () => {
       { id: 'pages/del', status: 1, reason: expect.stringContaining('sibling') },
     ])
     expect((await fx.ctx.call('GET', `${base}?id=pages/del`)).status).toBe(404)
-    expect(countRevisions(fx.ctx.db, TEAM, 'pages/del')).toBe(1)
+    expect(await countRevisions(fx.ctx.db, TEAM, 'pages/del')).toBe(1)
   })
 
   test('a document created again at the id of an archived, then deleted one is new: not archived, not published; the id keeps its versions', async () => {

@@ -179,6 +179,6 @@ describe('POST /content/{activeTeam}', () => {
     await fx.ctx.call('PATCH', `${base}?id=pages/norev`, { body: [{ op: 'replace', path: '/locales/en/title', value: 'p' }] })
     await fx.ctx.call('POST', `/content/copy/${TEAM}`, { body: { ids: ['pages/norev'] } })
     await fx.ctx.call('POST', `/content/archive/${TEAM}`, { body: { ids: ['pages/norev'] } })
-    expect(countRevisions(fx.ctx.db, TEAM, 'pages/norev')).toBe(0)
+    expect(await countRevisions(fx.ctx.db, TEAM, 'pages/norev')).toBe(0)
   })
 })

@@ -111,7 +111,7 @@ test('the sign-in page names the demo tokens only while they sign in on this dat
   const none = await ctx.call('GET', '/app/demo-tokens', { token: null })
   expect(none.status).toBe(200)
   expect(none.body).toEqual([])
-  seed(ctx.db, ctx.metrics, demo)
+  await seed(ctx.db, ctx.metrics, demo)
   const listed = (await ctx.call('GET', '/app/demo-tokens', { token: null })).body
   expect(listed.map((u: { token: string }) => u.token)).toEqual(demo.teams[0]!.users.map((u) => u.token))
   for (const u of listed) expect((await ctx.call('GET', '/me', { token: u.token })).status).toBe(200)

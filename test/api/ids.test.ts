@@ -29,7 +29,7 @@ afterAll(() => ctx.close())
 async function realState() {
   const read = async (id: string) => (await ctx.call('GET', `/content/${TEAM}?id=${enc(id)}`)).body
   const history = (await ctx.call('GET', `/content/history/${TEAM}?id=${enc(REAL)}`)).body
-  return { canonical: await read(REAL), draft: await read(`${REAL}/draft`), history, revisions: countRevisions(ctx.db, TEAM, REAL) }
+  return { canonical: await read(REAL), draft: await read(`${REAL}/draft`), history, revisions: await countRevisions(ctx.db, TEAM, REAL) }
 }
 
 const invalidId = { error: 'invalid_id', message: expect.any(String) }

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, enc, TEAM, TOKENS, type TestContext } from '../helpers'
 import { ok } from '../core/restore/fixtures'
-import { LIST_SCHEDULES_SQL } from '../../core/content/list'
+import { LIST_SCHEDULES_SQL } from '../../db/queries/documents'
 
 let ctx: TestContext
 const list = (query = '', token = TOKENS.editor) => ctx.call('GET', `/content/list/${TEAM}${query}`, { token })

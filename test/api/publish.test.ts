@@ -22,7 +22,7 @@ describe('POST /content/publish/{activeTeam}', () => {
     expect(doc).toMatchObject({ id: 'pages/a', __publishedBy: 'u-editor', locales: { en: { title: 'A', slug: 'a' } } })
     expect(doc.__publishedAt).toMatch(STAMP_TIME)
     expect(doc.__dirtyLocales).toBeUndefined()
-    const revs = listRevisions(ctx.db, TEAM, 'pages/a', 0, 10)
+    const revs = await listRevisions(ctx.db, TEAM, 'pages/a', 0, 10)
     expect(revs).toHaveLength(1)
     const { '@metadata': meta, ...live } = await read('pages/a')
     expect(revs[0]!.body).toEqual(live)
@@ -37,7 +37,7 @@ describe('POST /content/publish/{activeTeam}', () => {
       await ctx.call('POST', base, { body: { id: 'pages/a/draft', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title, slug: 'a' } } } })
       await publish({ ids: ['pages/a'] })
     }
-    expect(countRevisions(ctx.db, TEAM, 'pages/a')).toBe(3)
+    expect(await countRevisions(ctx.db, TEAM, 'pages/a')).toBe(3)
     const list = await ctx.call('GET', `/content/versions/${TEAM}?id=pages/a`)
     expect(list.body.rows.map((r: { publishedBy: string }) => r.publishedBy)).toEqual(['u-editor', 'u-editor', 'u-editor'])
     const newest = await ctx.call('GET', `/content/version/${TEAM}?id=pages/a&version=${list.body.rows[0].version}`)
@@ -132,12 +132,12 @@ describe('POST /content/publish/{activeTeam}', () => {
       // spec.md "Batch result item": `id` is the canonical id, also when a sibling was given.
       { id: 'pages/ok', status: 1, reason: 'Expected a canonical document id, not a sibling id.' },
     ])
-    expect(countRevisions(ctx.db, TEAM, 'pages/missing')).toBe(0)
+    expect(await countRevisions(ctx.db, TEAM, 'pages/missing')).toBe(0)
   })
 
   test('every sibling kind is refused under its canonical id; an activity id is echoed', async () => {
     await ctx.call('POST', base, { body: { id: 'pages/sib', contentType: 'page' } })
-    const before = countRevisions(ctx.db, TEAM, 'pages/sib')
+    const before = await countRevisions(ctx.db, TEAM, 'pages/sib')
     const res = await publish({ ids: ['pages/sib/draft', 'pages/sib/scheduled', 'pages/sib/snapshot/AAAAAAAAAAAAAAAAAAAAAA', 'pages/sib/activity'] })
     const reason = 'Expected a canonical document id, not a sibling id.'
     expect(res.body).toEqual([
@@ -146,14 +146,14 @@ describe('POST /content/publish/{activeTeam}', () => {
       { id: 'pages/sib', status: 1, reason },
       { id: 'pages/sib/activity', status: 1, reason },
     ])
-    expect(countRevisions(ctx.db, TEAM, 'pages/sib')).toBe(before)
+    expect(await countRevisions(ctx.db, TEAM, 'pages/sib')).toBe(before)
   })
 
   test('an unknown locale is refused per item and publishes nothing', async () => {
-    const before = countRevisions(ctx.db, TEAM, 'pages/ok')
+    const before = await countRevisions(ctx.db, TEAM, 'pages/ok')
     const res = await publish({ ids: ['pages/ok'], locales: ['xx'] })
     expect(res.body).toEqual([{ id: 'pages/ok', status: 1, reason: 'Unknown locale(s): xx.' }])
-    expect(countRevisions(ctx.db, TEAM, 'pages/ok')).toBe(before)
+    expect(await countRevisions(ctx.db, TEAM, 'pages/ok')).toBe(before)
   })
 
   test('an empty or space-padded locale code is named visibly in the reason', async () => {
@@ -187,7 +187,7 @@ describe('POST /content/publish/{activeTeam}', () => {
     const patched = await ctx.call('PATCH', `${base}?id=pages/inplace`, { body: [{ op: 'replace', path: '/locales/en/title', value: 'C' }] })
     expect(patched.status).toBe(200)
     expect(await read('pages/inplace')).toMatchObject({ locales: { en: { title: 'C' } }, ...stamp })
-    expect(countRevisions(ctx.db, TEAM, 'pages/inplace')).toBe(1)
+    expect(await countRevisions(ctx.db, TEAM, 'pages/inplace')).toBe(1)
   })
 
   test('a repeated id (or locale) is 400 invalid_body and publishes nothing, rather than one version per repeat', async () => {
@@ -197,9 +197,9 @@ describe('POST /content/publish/{activeTeam}', () => {
       expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_body' })
     }
     expect((await ctx.call('GET', `${base}?id=pages/twice`)).status).toBe(404)
-    expect(countRevisions(ctx.db, TEAM, 'pages/twice')).toBe(0)
+    expect(await countRevisions(ctx.db, TEAM, 'pages/twice')).toBe(0)
     expect((await publish({ ids: ['pages/twice'] })).body[0].status).toBe(0)
-    expect(countRevisions(ctx.db, TEAM, 'pages/twice')).toBe(1)
+    expect(await countRevisions(ctx.db, TEAM, 'pages/twice')).toBe(1)
   })
 
   test('the publish metric counts ok outcomes', async () => {

@@ -152,7 +152,7 @@ test('a batch waits for a lock taken between its items on timers too: reads answ
       { id: 'pages/b2', status: 1, reason: BUSY_REASON },
       { id: 'pages/b3', status: 1, reason: BUSY_REASON },
     ] })
-    expect(countRevisions(batch.db, TEAM, 'pages/b2')).toBe(1)
+    expect(await countRevisions(batch.db, TEAM, 'pages/b2')).toBe(1)
     const archive = await batch.call('POST', `/content/archive/${TEAM}`, { body: { ids } })
     expect({ status: archive.status, body: archive.body, retryAfter: archive.headers.get('retry-after') })
       .toEqual({ status: 503, body: { error: 'busy', message: expect.any(String) }, retryAfter: '1' })

@@ -18,9 +18,9 @@ async function createPublished(id: string, title = 'T') {
 }
 
 /** An unstamped revision, written through the store layer: no endpoint makes one. */
-function putUnstamped(id: string) {
-  ctx.db.transaction((tx) => {
-    putRevision(tx, { teamId: TEAM, documentId: id, changeVector: nextChangeVector(tx), body: { id, contentType: 'page', fields: {}, locales: {} }, stamped: false })
+async function putUnstamped(id: string) {
+  await ctx.db.transaction(async (tx) => {
+    await putRevision(tx, { teamId: TEAM, documentId: id, changeVector: await nextChangeVector(tx), body: { id, contentType: 'page', fields: {}, locales: {} }, stamped: false })
   })
 }
 
@@ -125,7 +125,7 @@ describe('GET /content/versions/{activeTeam}', () => {
         await createPublished('pages/many', `p${i}`)
         raw.unshift({ stamped: true, title: `p${i}` })
         if (i % 3 === 0 && unstamped < 40) {
-          putUnstamped('pages/many')
+          await putUnstamped('pages/many')
           raw.unshift({ stamped: false })
           unstamped++
         }
@@ -218,7 +218,7 @@ describe('GET /content/version/{activeTeam}', () => {
 
   test('a reference of an unstamped revision is 404', async () => {
     await createPublished('pages/unst')
-    putUnstamped('pages/unst')
+    await putUnstamped('pages/unst')
     const cv = ctx.db.$client.query("SELECT change_vector AS cv FROM revisions WHERE document_id = 'pages/unst' AND stamped = 0").get() as { cv: string }
     const res = await body(`id=pages/unst&version=${encodeVersionRef(cv.cv)}`)
     expect(res.status).toBe(404)

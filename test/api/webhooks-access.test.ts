@@ -109,12 +109,12 @@ test('a long delivery log is deleted in short steps; pending rows (in flight, du
     const ofGone = () => count(`SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = '${gone}'`)
     expect(ofGone()).toBe(1236)
     // One step takes at most DELETE_STEP finished deliveries, never a pending one, and leaves nothing dangling.
-    expect(deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(DELETE_STEP)
+    expect(await deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(DELETE_STEP)
     expect(ofGone()).toBe(1236 - DELETE_STEP)
     consistent()
-    expect(deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(DELETE_STEP)
-    expect(deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(1234 - 2 * DELETE_STEP)
-    expect(deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(0)
+    expect(await deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(DELETE_STEP)
+    expect(await deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(1234 - 2 * DELETE_STEP)
+    expect(await deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(0)
     // Steps cut short here (a crash, a 503) leave the webhook with every pending delivery and its bytes.
     expect(c.query(`SELECT event_id FROM outbox WHERE webhook_id = '${gone}' ORDER BY seq`).all()).toEqual([{ event_id: 'ev-in-flight' }, { event_id: 'ev-due' }])
     expect(count(`SELECT COUNT(*) AS n FROM outbox_events WHERE event_id IN ('ev-in-flight', 'ev-due')`)).toBe(2)

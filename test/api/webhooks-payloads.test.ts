@@ -32,16 +32,16 @@ test('an event whose paths would pass 1 MiB is stored without them, scope "site"
   const bytes = (eventId: string) => Buffer.byteLength((fx.ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(eventId) as { payload: string }).payload)
   // 250 moved pages in 64 locales: previousUrls alone is about 8 MB.
   const moved = { ...samplePayload(team, 'content.published', 'u-editor'), urls: { en: '/en/new' }, previousUrls: Array.from({ length: 250 * 64 }, (_, i) => long(i, locales[i % 64]!)) }
-  fx.ctx.db.transaction((tx) => enqueueEvent(tx, moved))
+  await fx.ctx.db.transaction(async (tx) => await enqueueEvent(tx, moved))
   expect(bytes(moved.eventId)).toBeLessThanOrEqual(MAX_EVENT_BYTES)
   expect(stored(moved.eventId)).toEqual({ ...moved, previousUrls: [], scope: 'site' })
   // Paths of its own too long as well: urls go too.
   const deep = { ...samplePayload(team, 'content.published', 'u-editor'), urls: Object.fromEntries(locales.map((l) => [l, `/${l}/${'x'.repeat(20_000)}`])), previousUrls: [] as string[] }
-  fx.ctx.db.transaction((tx) => enqueueEvent(tx, deep))
+  await fx.ctx.db.transaction(async (tx) => await enqueueEvent(tx, deep))
   expect(stored(deep.eventId)).toEqual({ ...deep, urls: {}, previousUrls: [], scope: 'site' })
   // A usual event is stored as built.
   const usual = samplePayload(team, 'content.published', 'u-editor')
-  fx.ctx.db.transaction((tx) => enqueueEvent(tx, usual))
+  await fx.ctx.db.transaction(async (tx) => await enqueueEvent(tx, usual))
   expect(stored(usual.eventId)).toEqual(usual)
   expect((await loggedPayloads(hook.id)).map((p) => p.eventId)).toEqual([usual.eventId, deep.eventId, moved.eventId])
 })

@@ -54,6 +54,31 @@ test('the rules fire: a core file importing the api, the dispatcher importing th
   expect(circles[0]).toMatch(/core\/[ab]\.ts -> core\/[ab]\.ts \(core\/[ab]\.ts -> core\/[ab]\.ts\)/)
 })
 
+test('the SQL rule fires: core importing bun:sqlite, a drizzle builder, a drizzle table or an outbox statement is reported; their types are not', async () => {
+  const base = join(dir, 'sql')
+  const files: Record<string, string> = {
+    'db/schema.ts': `export const teams = { name: 'teams' }\nexport type TeamRow = { id: string }\n`,
+    'db/outbox/claim.ts': `export const claimDue = () => []\nexport type Claimed = { seq: number }\n`,
+    'db/queries/teams.ts': `import { teams } from '../schema'\nexport const getTeam = async () => teams\n`,
+    'core/raw.ts': `import { Database } from 'bun:sqlite'\nexport const open = () => new Database(':memory:')\n`,
+    'core/builder.ts': `import { eq } from 'drizzle-orm'\nimport { teams } from '../db/schema'\nexport const byId = eq\nexport const t = teams\n`,
+    'core/outbox.ts': `import { claimDue } from '../db/outbox/claim'\nexport const c = claimDue\n`,
+    'core/fine.ts': `import type { TeamRow } from '../db/schema'\nimport type { Claimed } from '../db/outbox/claim'\nimport { getTeam } from '../db/queries/teams'\nexport const f = (r: TeamRow, c: Claimed) => [r, c, getTeam]\n`,
+    'tsconfig.json': '{}',
+  }
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(base, path, '..'), { recursive: true })
+    writeFileSync(join(base, path), text)
+  }
+  const found = (await violations(base, ['core', 'db'])).filter((v) => v.startsWith('core-runs-no-sql')).sort()
+  expect(found).toEqual([
+    'core-runs-no-sql: core/builder.ts -> db/schema.ts',
+    'core-runs-no-sql: core/builder.ts -> drizzle-orm',
+    'core-runs-no-sql: core/outbox.ts -> db/outbox/claim.ts',
+    'core-runs-no-sql: core/raw.ts -> bun:sqlite',
+  ])
+})
+
 /** The npm packages a bundle of `entrypoints` takes in, by name. */
 async function bundledPackages(entrypoints: string[]): Promise<string[]> {
   const built = await Bun.build({ entrypoints, target: 'bun', metafile: true })

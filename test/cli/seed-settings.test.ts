@@ -40,7 +40,7 @@ test('a seed that changes an existing team\'s languages or templates records sit
   expect(changes()).toHaveLength(2)
 })
 
-test('a seed changes languages and templates as the settings routes do: fallbacks naming a removed locale go, documents move with a new collection, urls:false spelled out is no change, en and EN are one locale', () => {
+test('a seed changes languages and templates as the settings routes do: fallbacks naming a removed locale go, documents move with a new collection, urls:false spelled out is no change, en and EN are one locale', async () => {
   const file = join(dir, 'settings-seed.json')
   const seed = testSeed() as any
   seed.teams[0].documents.push({ id: 'products/p1', contentType: 'product', fields: { sku: 'A1' }, locales: { en: { name: 'P' } } })
@@ -50,8 +50,8 @@ test('a seed changes languages and templates as the settings routes do: fallback
   const db = openDb(path)
   try {
     const cli = { teamId: 'acme', userId: 'cli' }
-    setLocalization(db, cli, { fallbacks: { de: 'fr', fr: 'en' } })
-    putContentType(db, cli, 'note', { collection: 'notes', fields: [] }) // stored without `urls`
+    await setLocalization(db, cli, { fallbacks: { de: 'fr', fr: 'en' } })
+    await putContentType(db, cli, 'note', { collection: 'notes', fields: [] }) // stored without `urls`
     const changes = () => db.$client.query('SELECT status FROM site_changes ORDER BY id').all().map((r: any) => r.status)
     const before = changes()
 
@@ -66,7 +66,7 @@ test('a seed changes languages and templates as the settings routes do: fallback
     seed.teams[0].contentTypes[1].collection = 'goods'
     writeFileSync(file, JSON.stringify(seed))
     expect(runSeed(file, path).code).toBe(0)
-    expect(readLocalization(db, 'acme')).toEqual({ fallbacks: {} })
+    expect(await readLocalization(db, 'acme')).toEqual({ fallbacks: {} })
     expect(changes()).toEqual([...before, 'locales', 'template'])
     const moved = db.$client.query("SELECT collection FROM documents WHERE team_id = 'acme' AND id = 'products/p1'").get() as { collection: string }
     expect(moved.collection).toBe('goods')
@@ -76,7 +76,7 @@ test('a seed changes languages and templates as the settings routes do: fallback
     const refused = runSeed(file, path)
     expect(refused.code).not.toBe(0)
     expect(refused.err).toContain('Locales must be unique (ignoring case).')
-    expect(readLocales(db, 'acme').locales).toEqual(['en', 'de'])
+    expect((await readLocales(db, 'acme')).locales).toEqual(['en', 'de'])
   } finally {
     db.$client.close()
   }
@@ -106,7 +106,7 @@ test('a seed publishes a parent before a child listed first, so the child event 
   }
 })
 
-test('re-seeding a live page with a new slug and "published": true sends one event naming the old path; without it, one in-place event', () => {
+test('re-seeding a live page with a new slug and "published": true sends one event naming the old path; without it, one in-place event', async () => {
   const file = join(dir, 'reslug-seed.json')
   const path = join(dir, 'reslug-seed.db')
   const seed = testSeed() as any
@@ -124,7 +124,7 @@ test('re-seeding a live page with a new slug and "published": true sends one eve
     writeFileSync(file, JSON.stringify(seed))
     expect(JSON.parse(runSeed(file, path).out)).toMatchObject({ ok: true, documents: 1, published: 1 })
     expect(events()).toEqual([{ documentId: 'pages/about', userId: 'cli', urls: { en: '/about-us' }, previousUrls: ['/about'] }])
-    expect(countRevisions(db, 'acme', 'pages/about')).toBe(2)
+    expect(await countRevisions(db, 'acme', 'pages/about')).toBe(2)
 
     // Without "published": true the live page is rewritten in place (as a POST of the canonical
     // with ChangeLiveContent): its one event, no new Published Version.
@@ -133,7 +133,7 @@ test('re-seeding a live page with a new slug and "published": true sends one eve
     writeFileSync(file, JSON.stringify(seed))
     expect(JSON.parse(runSeed(file, path).out)).toMatchObject({ ok: true, documents: 1, published: 0 })
     expect(events().slice(1)).toEqual([{ documentId: 'pages/about', userId: 'cli', urls: { en: '/team' }, previousUrls: ['/about-us'] }])
-    expect(countRevisions(db, 'acme', 'pages/about')).toBe(2)
+    expect(await countRevisions(db, 'acme', 'pages/about')).toBe(2)
   } finally {
     db.$client.close()
   }

@@ -12,7 +12,7 @@ import { runSeed, seedDir } from './seed-fixture'
 
 const dir = seedDir()
 
-test('bun run cli seed is idempotent and publishes as user cli with one version per document', () => {
+test('bun run cli seed is idempotent and publishes as user cli with one version per document', async () => {
   const file = join(dir, 'seed.json')
   const seed = testSeed() as { teams: { documents?: { locales?: unknown }[] }[] }
   seed.teams[0]!.documents!.push({ id: 'pages/draft-only', contentType: 'page', published: false, fields: { parent: null }, locales: { en: { title: 'D', slug: 'd' } } } as never)
@@ -28,9 +28,9 @@ test('bun run cli seed is idempotent and publishes as user cli with one version 
 
   const db = openDb(path)
   try {
-    expect(countRevisions(db, 'acme', 'pages/home')).toBe(1)
-    expect(countRevisions(db, 'acme', 'pages/draft-only')).toBe(0)
-    const [rev] = listRevisions(db, 'acme', 'pages/home', 0, 1)
+    expect(await countRevisions(db, 'acme', 'pages/home')).toBe(1)
+    expect(await countRevisions(db, 'acme', 'pages/draft-only')).toBe(0)
+    const [rev] = await listRevisions(db, 'acme', 'pages/home', 0, 1)
     expect(rev!.body).toMatchObject({ __publishedBy: 'cli', __publishedAt: expect.stringMatching(/\.\d{7}Z$/) })
   } finally {
     db.$client.close()
@@ -41,7 +41,7 @@ test('bun run cli seed is idempotent and publishes as user cli with one version 
   writeFileSync(file, JSON.stringify(seed))
   expect(JSON.parse(runSeed(file, path).out)).toMatchObject({ documents: 1, published: 1 })
   const again = openDb(path)
-  expect(countRevisions(again, 'acme', 'pages/home')).toBe(2)
+  expect(await countRevisions(again, 'acme', 'pages/home')).toBe(2)
   again.$client.close()
 })
 
@@ -68,7 +68,7 @@ test("a seed publishes the file's content, never an editor's draft, and is idemp
 
     const first = runSeed(file, path)
     expect(JSON.parse(first.out)).toMatchObject({ ok: true, documents: 1, published: 1 })
-    const [version] = listRevisions(db, 'acme', 'pages/home', 0, 1)
+    const [version] = await listRevisions(db, 'acme', 'pages/home', 0, 1)
     expect(version!.body).toMatchObject({ locales: fileLocales, __publishedBy: 'cli' })
     expect((await call('GET', '/content/acme?id=pages/home')).body.locales).toEqual(fileLocales)
     // The editor's draft is still theirs, still dirty.
@@ -76,7 +76,7 @@ test("a seed publishes the file's content, never an editor's draft, and is idemp
     expect(kept).toMatchObject({ locales: { en: { title: 'UNREVIEWED EDIT' } }, __dirtyLocales: ['en'] })
 
     expect(JSON.parse(runSeed(file, path).out)).toMatchObject({ ok: true, documents: 0, published: 0 })
-    expect(countRevisions(db, 'acme', 'pages/home')).toBe(2)
+    expect(await countRevisions(db, 'acme', 'pages/home')).toBe(2)
   } finally {
     db.$client.close()
   }

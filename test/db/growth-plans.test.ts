@@ -6,7 +6,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { openDb } from '../../db/client'
-import { LIST_COLLECTION_IDS_SQL, LIST_IDS_SQL } from '../../core/content/list'
+import { LIST_COLLECTION_IDS_SQL, LIST_IDS_SQL } from '../../db/queries/documents'
 import { makeTestDir, TEAM } from '../helpers'
 
 const dir = makeTestDir('plans-test-')

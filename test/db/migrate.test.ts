@@ -7,7 +7,7 @@ import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
 import { openDb } from '../../db/client'
 import * as schema from '../../db/schema'
 import { claimDue } from '../../db/outbox/claim'
-import { LIVE_CHILDREN_SQL } from '../../core/events/record'
+import { LIVE_CHILDREN_SQL } from '../../db/queries/events'
 import { makeTestDir, TEAM } from '../helpers'
 
 const dir = makeTestDir('migrate-test-')

@@ -13,7 +13,7 @@ import { makeTestDir, TEAM, testSeed } from '../helpers'
 
 const dir = makeTestDir('store-test-')
 const db = openDb(join(dir, 'content.db'))
-seed(db, null, testSeed())
+await seed(db, null, testSeed())
 afterAll(() => {
   db.$client.close()
   rmSync(dir, { recursive: true, force: true })
@@ -21,11 +21,11 @@ afterAll(() => {
 
 const doc = (id: string) => ({ teamId: TEAM, id, canonicalId: id, kind: 'canonical' as const, collection: 'pages', body: { id } })
 
-test('a lone surrogate id is neither written nor read, and cannot reach the U+FFFD document', () => {
-  saveDoc(db, doc('pages/a\ufffd'))
-  expect(() => saveDoc(db, doc('pages/a\ud800'))).toThrow('lone surrogate')
-  expect(() => saveDoc(db, { ...doc('pages/b'), canonicalId: 'pages/b\udfff' })).toThrow('lone surrogate')
-  expect(loadDoc(db, TEAM, 'pages/a\udfff')).toBeNull()
-  expect(loadDoc(db, TEAM, 'pages/a\ufffd')?.body).toEqual({ id: 'pages/a\ufffd' })
-  expect(loadDoc(db, TEAM, 'pages/b')).toBeNull()
+test('a lone surrogate id is neither written nor read, and cannot reach the U+FFFD document', async () => {
+  await saveDoc(db, doc('pages/a\ufffd'))
+  await expect(saveDoc(db, doc('pages/a\ud800'))).rejects.toThrow('lone surrogate')
+  await expect(saveDoc(db, { ...doc('pages/b'), canonicalId: 'pages/b\udfff' })).rejects.toThrow('lone surrogate')
+  expect(await loadDoc(db, TEAM, 'pages/a\udfff')).toBeNull()
+  expect((await loadDoc(db, TEAM, 'pages/a\ufffd'))?.body).toEqual({ id: 'pages/a\ufffd' })
+  expect(await loadDoc(db, TEAM, 'pages/b')).toBeNull()
 })

@@ -22,8 +22,8 @@ async function setup(env: Record<string, string>) {
   cleanup.push(() => ctx.close(), () => rx.stop())
   const res = await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'crash', provider: 'custom', target: rx.url } })
   expect(res.status).toBe(201)
-  ctx.db.transaction((tx) => {
-    for (let i = 0; i < 100; i++) enqueueEvent(tx, samplePayload({ id: TEAM, workspaceId: 'main', defaultLocale: 'en' }, 'content.published', 'u-editor'))
+  await ctx.db.transaction(async (tx) => {
+    for (let i = 0; i < 100; i++) await enqueueEvent(tx, samplePayload({ id: TEAM, workspaceId: 'main', defaultLocale: 'en' }, 'content.published', 'u-editor'))
   })
   const spawn = () => {
     const p = Bun.spawn(['bun', 'dispatcher/main.ts'], {

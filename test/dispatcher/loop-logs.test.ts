@@ -124,10 +124,10 @@ test('a schedule replaced between the read of due schedules and its publish is n
   }
   await schedule('R2', fx.clock + 60_000)
   // The dispatcher reads it as due; before its publish transaction, an editor reschedules with new content.
-  const due = dueSchedules(fx.ctx.db, fx.clock + 60_000)
+  const due = await dueSchedules(fx.ctx.db, fx.clock + 60_000)
   expect(due.map((s) => s.documentId)).toEqual(['pages/r'])
   await schedule('R3', fx.clock + 120_000)
-  expect(publishDue(fx.ctx.db, null, due[0]!, fx.clock + 60_000)).toBeNull()
+  expect(await publishDue(fx.ctx.db, null, due[0]!, fx.clock + 60_000)).toBeNull()
   const live = async () => {
     const res = await fx.ctx.call('GET', `/content/versions/${TEAM}?id=pages/r`)
     return { title: (await fx.ctx.call('GET', `/content/${TEAM}?id=pages/r`)).body.locales.en.title, versions: res.body.rows.length }

@@ -27,9 +27,9 @@ function countingReceiver(delayMs: number) {
   })
   return { state, url: `http://127.0.0.1:${server.port}/hook`, stop: () => server.stop(true) }
 }
-const enqueue = (n: number) =>
-  fx.ctx.db.transaction((tx) => {
-    for (let i = 0; i < n; i++) enqueueEvent(tx, samplePayload({ id: TEAM, workspaceId: 'main', defaultLocale: 'en' }, 'content.published', 'u-editor'))
+const enqueue = async (n: number) =>
+  await fx.ctx.db.transaction(async (tx) => {
+    for (let i = 0; i < n; i++) await enqueueEvent(tx, samplePayload({ id: TEAM, workspaceId: 'main', defaultLocale: 'en' }, 'content.published', 'u-editor'))
   })
 const outboxState = () =>
   fx.ctx.db.$client.query(`SELECT status, COUNT(*) AS n, COUNT(lease_token) AS leased FROM outbox GROUP BY status ORDER BY status`).all()
@@ -38,7 +38,7 @@ test('rows claimed ahead of free slots: never more than perWebhook in flight, ev
   const rx2 = countingReceiver(2)
   try {
     await fx.ctx.call('PATCH', `/teams/${TEAM}/webhooks/${fx.hook.id}`, { token: TOKENS.webhooks, body: { target: rx2.url } })
-    enqueue(120)
+    await enqueue(120)
     const d = dispatcher({ now: Date.now, perWebhook: 4, concurrency: 64, leaseMs: 60_000 })
     d.start()
     await waitFor(() => rx2.state.count >= 120, 10_000, 'all deliveries')
@@ -56,7 +56,7 @@ test('stop() gives rows claimed ahead back at once (no lease left to expire)', a
   const rx2 = countingReceiver(20)
   try {
     await fx.ctx.call('PATCH', `/teams/${TEAM}/webhooks/${fx.hook.id}`, { token: TOKENS.webhooks, body: { target: rx2.url } })
-    enqueue(200)
+    await enqueue(200)
     const d = dispatcher({ now: Date.now, perWebhook: 2, concurrency: 64, leaseMs: 60_000 })
     d.start()
     await waitFor(() => rx2.state.count >= 10, 10_000, 'a few deliveries')
@@ -100,13 +100,13 @@ async function healthyBehindHungReceivers(maxStalled?: number): Promise<number> 
     for (let i = 0; i < 4; i++) {
       await fx.ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: `hung ${i}`, provider: 'custom', target: hung.url } })
     }
-    enqueue(20)
+    await enqueue(20)
     const d = dispatcher({ now: Date.now, timeoutMs: 3000, concurrency: 64, perWebhook: 16, maxStalled })
     d.start()
     await waitFor(() => hung.requests.length >= 64, 5000, 'every shared slot taken by a hung receiver')
     await fx.ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'healthy', provider: 'custom', target: fast.url } })
     const t0 = Date.now()
-    enqueue(1)
+    await enqueue(1)
     await waitFor(() => fast.requests.length >= 1, 10_000, 'the healthy webhook delivered')
     const waited = Date.now() - t0
     await d.stop()

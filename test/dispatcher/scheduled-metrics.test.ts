@@ -93,7 +93,7 @@ test('a scheduled publish stopped by another process\'s write lock is no failure
   const failed: string[] = []
   try {
     // mayWrite says yes (the lock was taken just after it looked): the publish meets the lock itself.
-    expect(runDueSchedules(ctx.db, null, now, () => true, (s) => failed.push(s.documentId))).toEqual([])
+    expect(await runDueSchedules(ctx.db, null, now, () => true, (s) => failed.push(s.documentId))).toEqual([])
   } finally {
     other.release()
     ctx.db.$client.exec('PRAGMA busy_timeout = 10000')
@@ -101,15 +101,15 @@ test('a scheduled publish stopped by another process\'s write lock is no failure
   expect(failed).toEqual([])
   expect(ctx.db.$client.query('SELECT document_id AS id, lease_expires_at AS hold FROM schedules ORDER BY document_id').all()).toEqual([{ id: 'pages/la', hold: null }, { id: 'pages/lb', hold: null }])
   expect(await workerSeries()).toContain('service_worker_publish_revisions{outcome="error"} 0')
-  expect(runDueSchedules(ctx.db, null, now + 250).map((i) => i.id).sort()).toEqual(['pages/la', 'pages/lb'])
+  expect((await runDueSchedules(ctx.db, null, now + 250)).map((i) => i.id).sort()).toEqual(['pages/la', 'pages/lb'])
 })
 
 test('a schedule whose author may no longer publish (capability taken away, token revoked, left the team) publishes nothing: counted error, held back, published once the right is back', async () => {
   const now = Date.now()
   // A second publisher, so the test's own editor token stays usable.
-  const lead = (token: string | null, capabilities: string[]) =>
-    seed(ctx.db, null, { teams: [{ id: TEAM, workspaceId: 'main', locales: ['en', 'de', 'fr'], defaultLocale: 'en', users: [{ id: 'u-lead', token, capabilities }] }] })
-  lead('tok-lead-0123456789', ['EditContent', 'ChangeLiveContent'])
+  const lead = async (token: string | null, capabilities: string[]) =>
+    await seed(ctx.db, null, { teams: [{ id: TEAM, workspaceId: 'main', locales: ['en', 'de', 'fr'], defaultLocale: 'en', users: [{ id: 'u-lead', token, capabilities }] }] })
+  await lead('tok-lead-0123456789', ['EditContent', 'ChangeLiveContent'])
   const doc = { id: 'pages/timed/draft', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'T', slug: 'timed' } } }
   expect((await ctx.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
   const scheduled = await ctx.call('POST', `/content/schedule/${TEAM}`, { token: 'tok-lead-0123456789', body: { id: 'pages/timed', publishAt: new Date(now).toISOString() } })
@@ -120,25 +120,25 @@ test('a schedule whose author may no longer publish (capability taken away, toke
   const live = async () => (await ctx.call('GET', `/content/${TEAM}?id=pages/timed`)).status === 200
   const pending = async () => (await ctx.call('GET', `/content/history/${TEAM}?id=pages/timed`)).body.scheduled?.scheduledBy
 
-  lead('tok-lead-0123456789', ['EditContent'])
+  await lead('tok-lead-0123456789', ['EditContent'])
   await d.runOnce(now)
   expect(await live()).toBe(false)
   expect(errors).toEqual(['Not published: user u-lead no longer has ChangeLiveContent. Schedule it again as a user who may publish, or unschedule it.'])
   expect(await pending()).toBe('u-lead') // still shown, for someone who may publish to act on
   expect(await workerSeries()).toContain('service_worker_publish_revisions{outcome="error"} 1')
 
-  lead(null, ['EditContent', 'ChangeLiveContent'])
+  await lead(null, ['EditContent', 'ChangeLiveContent'])
   await d.runOnce(now + 61_000)
   expect(errors.at(-1)).toBe('Not published: the token of user u-lead has been revoked. Schedule it again as a user who may publish, or unschedule it.')
 
-  lead('tok-lead-new-0123456789', ['EditContent', 'ChangeLiveContent'])
+  await lead('tok-lead-new-0123456789', ['EditContent', 'ChangeLiveContent'])
   ctx.db.$client.run(`DELETE FROM memberships WHERE user_id = 'u-lead'`)
   await d.runOnce(now + 122_000)
   expect(errors.at(-1)).toBe('Not published: user u-lead is no longer a member of this team. Schedule it again as a user who may publish, or unschedule it.')
   expect(await live()).toBe(false)
 
   // The right given back (a new token, the capability): the schedule goes out, stamped by its author.
-  lead('tok-lead-new-0123456789', ['EditContent', 'ChangeLiveContent'])
+  await lead('tok-lead-new-0123456789', ['EditContent', 'ChangeLiveContent'])
   await d.runOnce(now + 183_000)
   expect(errors).toHaveLength(3)
   const published = await ctx.call('GET', `/content/${TEAM}?id=pages/timed`)

@@ -89,3 +89,29 @@ test('a redeliver and a recover wake a started dispatcher too: the manual sends 
     await d.stop()
   }
 })
+
+test('a hint to a dispatcher gone without removing its port file (kill -9) costs nothing: the writer lives on, the live one is still hinted', async () => {
+  const dir = dispatchersDir(ctx.path)
+  mkdirSync(dir, { recursive: true })
+  const gone = await Bun.udpSocket({ hostname: '127.0.0.1', port: 0 })
+  writeFileSync(join(dir, 'gone.port'), String(gone.port))
+  gone.close() // its port now answers with "port unreachable", which the next send reports as ECONNREFUSED
+  const hints: number[] = []
+  const live = await Bun.udpSocket({ hostname: '127.0.0.1', port: 0, socket: { data: () => void hints.push(Date.now()) } })
+  writeFileSync(join(dir, 'live.port'), String(live.port))
+  const script = `
+    import { openDb } from './db/client'
+    import { enqueueEvent } from './core/events/record'
+    import { samplePayload } from './core/webhooks/deliveries'
+    const db = openDb(${JSON.stringify(ctx.path)})
+    for (let i = 0; i < 20; i++) {
+      await db.transaction((tx) => enqueueEvent(tx, samplePayload({ id: '${TEAM}', workspaceId: 'main', defaultLocale: 'en' }, 'content.published', 'u')))
+      await Bun.sleep(5)
+    }
+    console.log('alive')`
+  const p = Bun.spawn(['bun', '-e', script], { cwd: new URL('../..', import.meta.url).pathname, stdout: 'pipe', stderr: 'pipe' })
+  const [code, out, err] = await Promise.all([p.exited, new Response(p.stdout).text(), new Response(p.stderr).text()])
+  live.close()
+  expect({ code, out: out.trim(), err }).toEqual({ code: 0, out: 'alive', err: '' })
+  expect(hints.length).toBeGreaterThanOrEqual(10)
+})

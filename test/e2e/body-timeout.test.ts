@@ -23,7 +23,7 @@ let rx: TestReceiver
 beforeAll(async () => {
   const path = join(dir, 'content.db')
   const db = openDb(path)
-  seed(db, null, testSeed())
+  await seed(db, null, testSeed())
   db.$client.close()
   // A receiver slower than the body timeout: a test send must still wait for it.
   rx = startReceiver([{ status: 200, body: 'slow ok', delayMs: 2500 }])

@@ -21,7 +21,7 @@ let api: ReturnType<typeof spawnApi>
 beforeAll(async () => {
   const path = join(dir, 'content.db')
   const db = openDb(path)
-  seed(db, null, testSeed())
+  await seed(db, null, testSeed())
   db.$client.close()
   // Not NODE_ENV=production: Bun's development error page is what leaked the stack trace.
   const { NODE_ENV: _, ...env } = process.env

@@ -18,7 +18,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 test('a test send to a receiver slower than Bun\'s 10 s idle timeout answers its result, and SIGTERM meanwhile waits for it', async () => {
   const path = join(dir, 'content.db')
   const db = openDb(path)
-  seed(db, null, testSeed())
+  await seed(db, null, testSeed())
   db.$client.close()
   const rx = startReceiver([{ status: 200, body: 'slow ok', delayMs: 15_000 }])
   const api = spawnApi({ DATABASE_PATH: path, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })

@@ -14,10 +14,10 @@ const root = join(import.meta.dir, '../..')
 const dir = makeTestDir('start-ctrl-c-')
 const path = join(dir, 'content.db')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-beforeAll(() => {
+beforeAll(async () => {
   // Migrated and seeded once: each run below only starts and stops.
   const db = openDb(path)
-  seedDemoIfEmpty(db, null)
+  await seedDemoIfEmpty(db, null)
   db.$client.close()
 })
 

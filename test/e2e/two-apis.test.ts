@@ -19,7 +19,7 @@ let bases: string[] = []
 
 beforeAll(async () => {
   const db = openDb(path)
-  seed(db, null, testSeed())
+  await seed(db, null, testSeed())
   db.$client.close()
   apis = [spawnApi({ DATABASE_PATH: path }), spawnApi({ DATABASE_PATH: path })]
   bases = (await Promise.all(apis.map((a) => a.listening()))).map(({ port }) => `http://127.0.0.1:${port}`)

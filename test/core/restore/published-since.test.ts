@@ -13,13 +13,14 @@ import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
 import { openDb, type Db } from '../../../db/client'
 import * as schema from '../../../db/schema'
 import { revisionsFrom } from '../../../db/store'
-import { localesPublishedSince, SINCE_ORDINAL_SQL, SINCE_TIME_SQL, type Taken } from '../../../core/restore/published-since'
+import { localesPublishedSince, type Taken } from '../../../core/restore/published-since'
+import { SINCE_ORDINAL_SQL, SINCE_TIME_SQL } from '../../../db/queries/documents'
 import { createTestContext, makeTestDir, TEAM, type TestContext } from '../../helpers'
 import { ok, publish, put } from './fixtures'
 
 /** The read it replaces: the locales of every later stamped version's body. */
-function oracle(db: Db, documentId: string, taken: Taken): string[] {
-  const later = revisionsFrom(db, TEAM, documentId, Number.MAX_SAFE_INTEGER, 1e6)
+async function oracle(db: Db, documentId: string, taken: Taken): Promise<string[]> {
+  const later = (await revisionsFrom(db, TEAM, documentId, Number.MAX_SAFE_INTEGER, 1e6))
     .filter((r) => r.stamped && ('ordinal' in taken ? r.ordinal > taken.ordinal : r.createdAt > taken.at))
   return [...new Set(later.flatMap((r) => Object.keys((r.body.locales ?? {}) as object)))].sort()
 }
@@ -46,16 +47,16 @@ describe('written by publish', () => {
   })
   afterAll(() => ctx.close())
 
-  test('every version and time: the same locales as reading every later body', () => {
+  test('every version and time: the same locales as reading every later body', async () => {
     const all = takens(ctx.db, 'pages/loc')
     expect(all.length).toBe(2 + 2 * (LOCALE_SETS.length + 1))
     for (const taken of all) {
-      expect({ taken, locales: localesPublishedSince(ctx.db, TEAM, 'pages/loc', taken).sort() }).toEqual({ taken, locales: oracle(ctx.db, 'pages/loc', taken) })
+      expect({ taken, locales: (await localesPublishedSince(ctx.db, TEAM, 'pages/loc', taken)).sort() }).toEqual({ taken, locales: await oracle(ctx.db, 'pages/loc', taken) })
     }
   })
 })
 
-test('migration 0008 fills revision_locales for the versions a database already holds', () => {
+test('migration 0008 fills revision_locales for the versions a database already holds', async () => {
   const dir = makeTestDir('since-migrate-')
   try {
     const old = join(dir, 'migrations')
@@ -80,7 +81,7 @@ test('migration 0008 fills revision_locales for the versions a database already 
     try {
       expect(db.$client.query('SELECT count(*) AS n FROM revision_locales').get()).toEqual({ n: 3 })
       for (const taken of takens(db, 'pages/old')) {
-        expect({ taken, locales: localesPublishedSince(db, TEAM, 'pages/old', taken).sort() }).toEqual({ taken, locales: oracle(db, 'pages/old', taken) })
+        expect({ taken, locales: (await localesPublishedSince(db, TEAM, 'pages/old', taken)).sort() }).toEqual({ taken, locales: await oracle(db, 'pages/old', taken) })
       }
     } finally {
       db.$client.close()

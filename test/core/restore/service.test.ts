@@ -20,9 +20,9 @@ const caller = { userId: 'u-editor', teamId: TEAM, capabilities: new Set(['EditC
 const cmd = () => readRestoreRequest({ kind: 'revision', documentId: ID, version: fx.v1, locales: ['de'] })
 const state = async () => ({ draft: (await read(fx.ctx, `${ID}/draft`)).body, activity: (await read(fx.ctx, `${ID}/activity`)).body })
 
-function refusal(run: () => unknown): BatchError {
+async function refusal(run: () => unknown): Promise<BatchError> {
   try {
-    run()
+    await run()
   } catch (e) {
     if (e instanceof BatchError) return e
     throw e
@@ -33,8 +33,8 @@ function refusal(run: () => unknown): BatchError {
 test('a draft edit between read and write: 409, the edit stands, no restore entry', async () => {
   await put(fx.ctx, DRAFT)
   const concurrent = { ...DRAFT, locales: { ...DRAFT.locales, fr: { title: 'concurrent', slug: 'c' } } }
-  const e = refusal(() =>
-    restore(fx.ctx.db, caller, cmd(), { beforeWrite: () => writeDocument(fx.ctx.db, { teamId: TEAM, userId: 'u-other', doc: concurrent }) }),
+  const e = await refusal(async () =>
+    await restore(fx.ctx.db, caller, cmd(), { beforeWrite: async () => await writeDocument(fx.ctx.db, { teamId: TEAM, userId: 'u-other', doc: concurrent }) }),
   )
   expect({ status: e.status, item: e.item }).toEqual({ status: 409, item: { id: ID, status: 1, reason: CONCURRENT_CHANGE } })
   const after = await state()
@@ -47,7 +47,7 @@ test('an activity-only change between read and write: 409, the draft is not writ
   await put(fx.ctx, DRAFT)
   const before = await state()
   const entry = { kind: 'EDIT' as const, locale: 'fr', userId: 'u-other', at: new Date().toISOString() }
-  const e = refusal(() => restore(fx.ctx.db, caller, cmd(), { beforeWrite: () => appendActivity(fx.ctx.db, TEAM, ID, [entry]) }))
+  const e = await refusal(async () => await restore(fx.ctx.db, caller, cmd(), { beforeWrite: async () => await appendActivity(fx.ctx.db, TEAM, ID, [entry]) }))
   expect({ status: e.status, item: e.item }).toEqual({ status: 409, item: { id: ID, status: 1, reason: CONCURRENT_CHANGE } })
   const after = await state()
   expect(after.draft).toEqual(before.draft)
@@ -55,7 +55,7 @@ test('an activity-only change between read and write: 409, the draft is not writ
 })
 
 test('a draft created between read and write (there was none): 409, the concurrent draft stands', async () => {
-  const e = refusal(() => restore(fx.ctx.db, caller, cmd(), { beforeWrite: () => writeDocument(fx.ctx.db, { teamId: TEAM, userId: 'u-other', doc: DRAFT }) }))
+  const e = await refusal(async () => await restore(fx.ctx.db, caller, cmd(), { beforeWrite: async () => await writeDocument(fx.ctx.db, { teamId: TEAM, userId: 'u-other', doc: DRAFT }) }))
   expect(e.status).toBe(409)
   expect((await read(fx.ctx, `${ID}/draft`)).body.locales).toEqual(DRAFT.locales)
 })
@@ -64,7 +64,7 @@ test('a draft discarded between read and write (activity untouched): 409, no dra
   await put(fx.ctx, DRAFT)
   const before = await state()
   const discard = () => runLifecycle(fx.ctx.db, 'discard-draft', { teamId: TEAM, userId: 'u-other' }, [ID])
-  const e = refusal(() => restore(fx.ctx.db, caller, cmd(), { beforeWrite: discard }))
+  const e = await refusal(async () => await restore(fx.ctx.db, caller, cmd(), { beforeWrite: discard }))
   expect(e.status).toBe(409)
   expect((await read(fx.ctx, `${ID}/draft`)).status).toBe(404)
   expect((await read(fx.ctx, `${ID}/activity`)).body).toEqual(before.activity)
@@ -72,8 +72,8 @@ test('a draft discarded between read and write (activity untouched): 409, no dra
 
 test('a publish between read and write, no draft: 409, since the merge read the old canonical', async () => {
   const before = await state()
-  const publishAgain = () => publishOne(fx.ctx.db, { teamId: TEAM, id: ID, stampUserId: 'u-other', actorUserId: 'u-other', source: 'api' })
-  const e = refusal(() => restore(fx.ctx.db, caller, cmd(), { beforeWrite: publishAgain }))
+  const publishAgain = async () => await publishOne(fx.ctx.db, { teamId: TEAM, id: ID, stampUserId: 'u-other', actorUserId: 'u-other', source: 'api' })
+  const e = await refusal(async () => await restore(fx.ctx.db, caller, cmd(), { beforeWrite: publishAgain }))
   expect(e.status).toBe(409)
   const after = await state()
   expect(after.draft).toEqual({ error: 'not_found', message: 'Document not found.' })
@@ -83,7 +83,7 @@ test('a publish between read and write, no draft: 409, since the merge read the 
 test('with nothing in between the same call lands', async () => {
   await put(fx.ctx, DRAFT)
   let ran = false
-  const item = restore(fx.ctx.db, caller, cmd(), { beforeWrite: () => { ran = true } })
+  const item = await restore(fx.ctx.db, caller, cmd(), { beforeWrite: () => { ran = true } })
   expect(ran).toBe(true)
   expect(item.status).toBe(0)
   expect((await state()).activity.entries.at(-1)).toMatchObject({ kind: 'APPLY_REVISION', source: fx.v1, locales: ['de'] })
