@@ -103,7 +103,9 @@ async function block(mode: Mode, count: number) {
     return
   }
   const p = mode === 'real' ? spawn('dispatcher/main.ts') : spawn('bench/floor-dispatcher.ts', { FLOOR_WAKE: '1' })
-  await Bun.sleep(500) // started, listening for hints
+  // Started and listening; and past the api's 1 s cache of the dispatchers' ports (db/outbox/wake.ts),
+  // which the block before read when none listened: until then its publishes would wait for a poll.
+  await Bun.sleep(1100)
   await publishes(mode, 5, false) // warm-up, not counted
   for (const m of Object.values(figures[mode])) m.splice(-5)
   await publishes(mode, count, false)
