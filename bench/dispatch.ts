@@ -16,15 +16,11 @@
  */
 import { join } from 'node:path'
 import { rmSync } from 'node:fs'
-import { openDb, writeLockFreeNow } from '../db/client'
-import { createApp } from '../api/app'
-import { loadConfig } from '../core/config'
-import { createLogger } from '../core/log'
-import { createMetrics } from '../core/metrics'
-import { seed } from '../cli/seed'
+import { writeLockFreeNow } from '../db/client'
 import { enqueueEvent } from '../core/events/record'
 import { samplePayload } from '../core/webhooks/deliveries'
-import { makeTestDir, testSeed, TEAM, TOKENS } from '../test/helpers'
+import { TEAM } from '../test/helpers'
+import { benchApi } from './bench-api'
 import { cpuByThreadName, perItemUs, threadCpuMs, type ThreadCpu } from './proc-cpu'
 
 const N = Number(process.argv[2] ?? 10_000)
@@ -37,11 +33,7 @@ const ROUNDS = Number(process.argv[6] ?? 3)
 /** Events per enqueue transaction: the floor waits at most its busy timeout (5 s) for the lock. */
 const CHUNK = 2000
 const root = new URL('..', import.meta.url).pathname
-const dir = makeTestDir('content-bench-')
-const path = join(dir, 'content.db')
-const db = openDb(path)
-await seed(db, null, testSeed())
-const app = createApp({ db, config: loadConfig({ DATABASE_PATH: path, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }), log: createLogger('silent', 'bench'), metrics: createMetrics() })
+const { dir, path, db, call } = await benchApi('content-bench-')
 
 const received: { at: number; body: string }[] = []
 // The headers of the dispatcher's first request, replayed by the bare loop (same request size).
@@ -56,10 +48,6 @@ const server = Bun.serve({
   },
 })
 const target = `http://127.0.0.1:${server.port}/hook`
-const call = async (method: string, url: string, body: unknown) => {
-  const res = await app.handle(new Request(`http://localhost${url}`, { method, headers: { authorization: `Bearer ${TOKENS.editor}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }))
-  return res.json() as Promise<any>
-}
 await call('POST', `/teams/${TEAM}/webhooks`, { label: 'bench', provider: 'custom', target })
 
 const env = { ...process.env, DATABASE_PATH: path, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', DISPATCHER_PER_WEBHOOK: String(PER_WEBHOOK), DISPATCHER_CONCURRENCY: String(Math.max(64, PER_WEBHOOK)) }

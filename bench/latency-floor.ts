@@ -16,24 +16,14 @@
  * receipt. Modes run in alternating blocks so the machine's load hits each alike.
  *   bun bench/latency-floor.ts [publishes per mode=300] [blocks=3]
  */
-import { join } from 'node:path'
 import { rmSync } from 'node:fs'
-import { openDb } from '../db/client'
-import { createApp } from '../api/app'
-import { loadConfig } from '../core/config'
-import { createLogger } from '../core/log'
-import { createMetrics } from '../core/metrics'
-import { seed } from '../cli/seed'
-import { makeTestDir, testSeed, TEAM, TOKENS } from '../test/helpers'
+import { TEAM } from '../test/helpers'
+import { benchApi } from './bench-api'
 
 const PUBLISHES = Number(process.argv[2] ?? 300)
 const BLOCKS = Number(process.argv[3] ?? 3)
 const root = new URL('..', import.meta.url).pathname
-const dir = makeTestDir('content-latency-')
-const path = join(dir, 'content.db')
-const db = openDb(path)
-await seed(db, null, testSeed())
-const app = createApp({ db, config: loadConfig({ DATABASE_PATH: path, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }), log: createLogger('silent', 'bench'), metrics: createMetrics() })
+const { dir, path, db, call } = await benchApi('content-latency-')
 
 let receivedAt: number[] = []
 const server = Bun.serve({
@@ -46,10 +36,6 @@ const server = Bun.serve({
   },
 })
 const target = `http://127.0.0.1:${server.port}/hook`
-const call = async (method: string, url: string, body: unknown) => {
-  const res = await app.handle(new Request(`http://localhost${url}`, { method, headers: { authorization: `Bearer ${TOKENS.editor}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }))
-  return res.json() as Promise<any>
-}
 await call('POST', `/teams/${TEAM}/webhooks`, { label: 'bench', provider: 'custom', target })
 await call('POST', `/content/${TEAM}`, { id: 'pages/bench', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'B', slug: 'bench' } } })
 const payloadOf = db.$client.query<{ payload: string }, []>('SELECT payload FROM outbox_events ORDER BY rowid DESC LIMIT 1')
