@@ -2,7 +2,7 @@
  * Deliveries per second from a PostgreSQL outbox with 1, 2 and 4 dispatcher processes
  * (dispatcher/pg-outbox-runner.ts: the outbox half of the dispatcher, until core runs on
  * PostgreSQL), beside one SQLite dispatcher process (dispatcher/main.ts) timed the same way, in
- * the same run, to the same receiver (docs/postgresql.md "Figures").
+ * the same run, to the same receiver (docs/postgresql.md "Figures: dispatchers on PostgreSQL as processes").
  *
  * Each round commits N events to one webhook (in transactions of CHUNK) and times from before the
  * first commit to the last request the receiver got; the round ends when every row is recorded.
