@@ -183,7 +183,7 @@ try {
   const sqliteRate = line('SQLite, 1 dispatcher (dispatcher/main.ts)', sqliteRates)
   for (const [k, rs] of pgRates) line(`PostgreSQL, ${k} runner${k > 1 ? 's' : ''} (pg-outbox-runner.ts)`, rs, sqliteRate)
 } finally {
-  for (const r of runners) r.proc.kill('SIGKILL')
+  await Promise.all(runners.map((r) => r.cleanup()))
   sqliteDispatcher.kill('SIGKILL')
   await sql.close()
   await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)

@@ -13,7 +13,8 @@
  * database first (under the advisory lock of db/pg/migrate.ts, so several may start at once).
  *
  * Once its proof of life is held it logs `pg outbox runner started` with its `owner` id, the
- * prefix of every lease token it writes. SIGTERM/SIGINT stop it as they stop the real
+ * prefix of every lease token it writes, and `coreDir`, its SQLite file's directory (a kill -9
+ * leaves it behind: whoever killed it removes it). SIGTERM/SIGINT stop it as they stop the real
  * dispatcher: no more claims, rows claimed ahead given back, sends in flight awaited and
  * recorded, the proof given up, exit 0; a second signal exits at once.
  *
@@ -43,7 +44,7 @@ const pg = await openPgOrExit('dispatcher', config.databaseUrl, { poolSize: conf
 class LoggedOwnerStore extends PgOutboxStore {
   override async startProofOfLife(): Promise<string> {
     const owner = await super.startProofOfLife()
-    log.info({ owner, pid: process.pid }, 'pg outbox runner started')
+    log.info({ owner, pid: process.pid, coreDir }, 'pg outbox runner started')
     return owner
   }
 }

@@ -37,8 +37,7 @@ describePg('three PostgreSQL outbox runners, one killed with kill -9 and one sto
       VALUES ('w0', 'acme', 'site', 'custom', ${rx.url}, '["content.published"]'::json, 'whsec', 'now', 'now')`
   })
   afterAll(async () => {
-    for (const r of runners) r.proc.kill('SIGKILL')
-    await Promise.all(runners.map((r) => r.proc.exited))
+    await Promise.all(runners.map((r) => r.cleanup()))
     rx?.stop()
     await sql?.close()
     await pg?.drop()

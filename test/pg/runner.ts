@@ -4,6 +4,7 @@
  * environment, their output collected as it comes.
  */
 import type { SQL, Subprocess } from 'bun'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { OWNER_LOCK_SPACE } from '../../db/pg/outbox/liveness'
 import { collectOutput, logLine } from '../helpers'
@@ -16,6 +17,8 @@ export interface PgRunner {
   out: { text: string; done: Promise<void> }
   /** Its owner id, from its `pg outbox runner started` line (LOG_LEVEL=info); undefined before. */
   owner: () => string | undefined
+  /** Ends it if it still runs (SIGKILL) and removes its SQLite directory, which a kill -9 leaves behind. */
+  cleanup: () => Promise<void>
 }
 
 /** Starts one runner on `url`; `env` over the defaults (private targets allowed, LOG_LEVEL=info). */
@@ -25,7 +28,14 @@ export function spawnPgRunner(url: string, env: Record<string, string> = {}): Pg
     env: { ...process.env, DATABASE_URL: url, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'info', ...env },
   })
   const out = collectOutput(proc.stdout)
-  return { proc, out, owner: () => logLine(out.text, 'pg outbox runner started')?.owner }
+  const started = () => logLine(out.text, 'pg outbox runner started')
+  const cleanup = async () => {
+    proc.kill('SIGKILL')
+    await proc.exited
+    const dir = started()?.coreDir
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  }
+  return { proc, out, owner: () => started()?.owner, cleanup }
 }
 
 /** How many dispatcher proofs of life (session advisory locks in OWNER_LOCK_SPACE) the server holds now. */
