@@ -12,6 +12,7 @@ import * as liteMetrics from '../../../../db/queries/metrics'
 import * as pgTeams from '../../../../db/pg/queries/teams'
 import * as pgUsers from '../../../../db/pg/queries/users'
 import * as pgMetrics from '../../../../db/pg/queries/metrics'
+import type { TeamRow } from '../../../../db/schema'
 
 const TEAMS = 'SELECT id, workspace_id, locales, default_locale, fallbacks, content_index, index_generation, indexed_generation, features, created_at FROM teams ORDER BY id'
 const TYPES = 'SELECT team_id, name, collection, urls, definition FROM content_types ORDER BY team_id, name'
@@ -55,7 +56,7 @@ describePg('query twins: teams, users, metrics on PostgreSQL answer as on SQLite
   })
 
   test('team settings, content index generations and features, each write read back the same', async () => {
-    const settings = [{ locales: ['en', 'fr'] }, { defaultLocale: 'fr' }, { fallbacks: { fr: 'en' } }, { locales: ['de'], defaultLocale: 'de', fallbacks: {} }] // {} throws on SQLite (drizzle: no values to set)
+    const settings: Partial<Pick<TeamRow, 'locales' | 'defaultLocale' | 'fallbacks'>>[] = [{ locales: ['en', 'fr'] }, { defaultLocale: 'fr' }, { fallbacks: { fr: 'en' } }, { locales: ['de'], defaultLocale: 'de', fallbacks: {} }] // {} throws on SQLite (drizzle: no values to set)
     for (const next of settings) {
       await same(['updateTeamSettings', next], t.sql.begin((tx) => pgTeams.updateTeamSettings(tx, 'acme', next)), t.db.transaction((tx) => liteTeams.updateTeamSettings(tx, 'acme', next)))
       await same('getTeam', pgTeams.getTeam(t.sql, 'acme'), liteTeams.getTeam(t.db, 'acme'))

@@ -78,7 +78,7 @@ describePg('query twins: webhooks and their deliveries on PostgreSQL answer as o
     const asks: [string, number][] = [['nope', 5_000], ['e3', 5_000], ['e1', 5_000], ['e3', 20_000]]
     for (const [event, now] of asks) {
       const answer = await same(['requeueDelivery', event, now], pg.requeueDelivery(t.sql, 'w1', event, now), lite.requeueDelivery(t.db, 'w1', event, now))
-      expect(answer.outcome).toBe(({ nope: 'missing', e3: now === 5_000 ? 'in-flight' : 'requeued', e1: 'requeued' } as Record<string, string>)[event]!)
+      expect(answer.outcome as string).toBe(({ nope: 'missing', e3: now === 5_000 ? 'in-flight' : 'requeued', e1: 'requeued' } as Record<string, string>)[event]!)
       await tablesSame()
     }
     for (const w of [{ webhookId: 'w1', since: 0, until: 2_000, before: 5_000 }, { webhookId: 'w1', since: 1_002, until: 2_000, before: 5_000 }, { webhookId: 'w1', since: 0, until: 2_000, before: 3_000 }]) {
