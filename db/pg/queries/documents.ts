@@ -6,6 +6,7 @@
  */
 import type { SQL } from 'bun'
 import type { ListRow } from '../../queries/documents'
+import { asJsonExtract, jsonPathKeys } from './json-extract'
 
 export type { ListRow } from '../../queries/documents'
 
@@ -25,36 +26,6 @@ export async function listCanonicalIds(sql: SQL, teamId: string, opts: { collect
     ? await sql.unsafe(LIST_IDS_SQL, [teamId, opts.after, opts.limit])
     : await sql.unsafe(LIST_COLLECTION_IDS_SQL, [teamId, opts.after, opts.limit, opts.collection])
   return [...rows].map((r: { canonical_id: string }) => r.canonical_id)
-}
-
-/**
- * The keys of a JSON path as SQLite's json_extract takes it (`$.locales."en".title`), for `#>`:
- * `.name` and `."quoted name"` steps (the only ones core/content/list.ts builds).
- */
-export function jsonPathKeys(path: string): string[] {
-  if (!path.startsWith('$')) throw new Error(`Not a JSON path: ${path}`)
-  const keys: string[] = []
-  const step = /\.(?:"([^"]*)"|([^."[\]]+))/y
-  step.lastIndex = 1
-  while (step.lastIndex < path.length) {
-    const m = step.exec(path)
-    if (!m) throw new Error(`A JSON path step this twin does not read: ${path}`)
-    keys.push(m[1] ?? m[2]!)
-  }
-  return keys
-}
-
-/**
- * A JSON value (its text, from `json` `->` or `#>`) as SQLite's json_extract answers it: SQL NULL
- * for JSON null or a missing key, a string as itself, a number as a number, true/false as 1/0,
- * an object or array as its JSON text.
- */
-export function asJsonExtract(text: string | null): unknown {
-  if (text === null) return null
-  const v: unknown = JSON.parse(text)
-  if (v === null || typeof v === 'string' || typeof v === 'number') return v
-  if (typeof v === 'boolean') return v ? 1 : 0
-  return JSON.stringify(v)
 }
 
 interface ListRecord {
@@ -84,13 +55,13 @@ export async function listRowsOf(sql: SQL, teamId: string, ids: string, locale: 
   }))
 }
 
-/** The schedules (document id, publish time in ms) of `ids` (a JSON array), by document id (SQLite's key order). */
+/** The scheduled publishes of a page's ids, one primary-key probe per id, by document id (SQLite's key order). */
+export const LIST_SCHEDULES_SQL = `SELECT document_id, publish_at::float8 AS publish_at FROM schedules
+  WHERE team_id = $1 AND document_id IN (SELECT json_array_elements_text($2::text::json)) ORDER BY document_id`
+
+/** The schedules (document id, publish time in ms) of `ids` (a JSON array). */
 export async function schedulesOfIds(sql: SQL, teamId: string, ids: string): Promise<[string, number][]> {
-  const rows = await sql.unsafe(
-    `SELECT document_id, publish_at::float8 AS publish_at FROM schedules
-     WHERE team_id = $1 AND document_id IN (SELECT json_array_elements_text($2::text::json)) ORDER BY document_id`,
-    [teamId, ids],
-  )
+  const rows = await sql.unsafe(LIST_SCHEDULES_SQL, [teamId, ids])
   return [...rows].map((r: { document_id: string; publish_at: number }) => [r.document_id, r.publish_at])
 }
 

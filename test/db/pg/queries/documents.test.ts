@@ -9,6 +9,7 @@ import * as liteDocs from '../../../../db/queries/documents'
 import * as liteEvents from '../../../../db/queries/events'
 import * as pgDocs from '../../../../db/pg/queries/documents'
 import * as pgEvents from '../../../../db/pg/queries/events'
+import { jsonPathKeys } from '../../../../db/pg/queries/json-extract'
 import { insertWebhook as liteInsertWebhook } from '../../../../db/queries/webhooks'
 import { insertWebhook as pgInsertWebhook } from '../../../../db/pg/queries/webhooks'
 
@@ -84,7 +85,7 @@ describePg('query twins: documents and events on PostgreSQL answer as on SQLite'
       ['about', 'canonical', 'About', null], ['about', 'draft', 'About 2', '["en"]'], ['misc', 'canonical', 1, null],
       ['post1', 'canonical', 'Post one', null], ['post2', 'draft', '{"a":1}', null], ['team', 'canonical', 7, null],
     ])
-    expect(pgDocs.jsonPathKeys('$.locales."e.n"')).toEqual(['locales', 'e.n'])
+    expect(jsonPathKeys('$.locales."e.n"')).toEqual(['locales', 'e.n'])
   })
 
   test('schedules of a page, canonical ids in use, locales published since an ordinal or a time', async () => {
