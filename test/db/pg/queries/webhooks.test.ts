@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL twins of db/queries/webhooks.ts against the SQLite ones: the same webhooks,
  * events and delivery states on both, every answer and the outbox tables after each write
- * compared; then a redeliver racing a webhook's cleanup of finished deliveries on PostgreSQL.
+ * compared; then, on PostgreSQL, a redeliver racing a webhook's cleanup of finished deliveries and
+ * a dispatcher's claim (each fails without its lock or re-check).
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { describePg } from '../../../pg/harness'
@@ -11,6 +12,7 @@ import * as pg from '../../../../db/pg/queries/webhooks'
 import { storeEvent as liteStoreEvent } from '../../../../db/queries/events'
 import { storeEvent as pgStoreEvent } from '../../../../db/pg/queries/events'
 import type { WebhookRow } from '../../../../db/schema'
+import { claimDue } from '../../../../db/pg/outbox/claim'
 
 // updated_at of a test send is the clock's on SQLite (insert-test-delivery.ts): left out.
 const OUTBOX = 'SELECT seq, event_id, webhook_id, team_id, event_type, status, attempts, next_attempt_at, lease_token, lease_expires_at, trigger, created_at FROM outbox ORDER BY seq'
@@ -114,6 +116,24 @@ describePg('query twins: webhooks and their deliveries on PostgreSQL answer as o
       const [row] = await t.sql`SELECT status FROM outbox WHERE event_id = ${e.eventId}`
       if (requeued.outcome === 'requeued') expect({ deleted, status: row?.status }).toEqual({ deleted: 0, status: 'pending' })
       else expect({ requeued: requeued.outcome, deleted, row }).toEqual({ requeued: 'missing', deleted: 1, row: undefined })
+    }
+  })
+
+  test('a redeliver racing a claim on PostgreSQL: a lease the claim wrote is never wiped by the requeue', async () => {
+    await pg.insertWebhook(t.sql, hook('w8', '2026-01-03T00:00:00.000Z'))
+    for (let round = 0; round < 40; round++) {
+      const e = { eventId: `c${round}`, teamId: 'acme', eventType: 'content.published', bytes: '{}', webhookIds: ['w8'], at: 1 }
+      await t.sql.begin((tx) => pgStoreEvent(tx, e))
+      const [requeued, claimed] = await Promise.all([
+        pg.requeueDelivery(t.sql, 'w8', e.eventId, 100),
+        claimDue(t.sql, { now: 100, leaseMs: 60_000, limit: 10, webhookIds: ['w8'] }),
+      ])
+      const [row] = await t.sql`SELECT lease_token FROM outbox WHERE event_id = ${e.eventId}`
+      // Either the claim leased it before the requeue read it (the requeue then answers in-flight),
+      // or the requeue went first and the claim passed the locked row by (or leased the requeued one).
+      if (claimed.length > 0) expect({ round, lease: row!.lease_token }).toEqual({ round, lease: claimed[0]!.leaseToken })
+      else expect({ round, requeued: requeued.outcome }).toEqual({ round, requeued: 'requeued' })
+      await t.sql`DELETE FROM outbox WHERE event_id = ${e.eventId}`
     }
   })
 })
