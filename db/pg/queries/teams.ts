@@ -69,22 +69,26 @@ export async function upsertContentType(sql: SQL, values: ContentTypeRow): Promi
  * Moves every document of content type `name` (siblings too, activity documents not) to
  * `collection`, each with a new change vector, in the caller's transaction.
  *
- * Locks: on SQLite the read and the writes ran under the one write lock. Here the rows are read
- * `FOR UPDATE`, so none of them changes between the read and its update (a row deleted
- * meanwhile is not found, or its update matches nothing). The change vectors are taken one per
- * row, after the read, as the SQLite code takes them: a concurrent writer that bumped the counter
- * first and then wants one of these rows deadlocks with this transaction, and PostgreSQL ends
- * one of them (SQLSTATE 40P01: docs/postgresql.md "Change vectors: a row, not a sequence").
- * Rows are moved in id order (SQLite reads them in its `(team_id, id)` key order; the test checks
- * both give the same ids the same etags).
+ * Locks: on SQLite the read and the writes ran under the one write lock. Here the change vector
+ * counter is taken first (its row lock serialises every writer that takes a change vector,
+ * docs/postgresql.md "Change vectors: a row, not a sequence"), and only then are the documents
+ * read `FOR UPDATE`, so none of them changes between that read and its update (a row deleted
+ * meanwhile is not found). Locking the documents before the counter, as the SQLite order of
+ * statements would, deadlocks with a writer that took the counter and then saves one of them
+ * (test/db/pg/queries/teams.test.ts). A first read without locks keeps a move of no document from
+ * taking a number, as on SQLite. Rows are moved in id order, the order SQLite reads them in by
+ * its `(team_id, id)` key: the same ids get the same etags (the test checks it).
  */
 export async function moveContentTypeDocuments(tx: SQL, teamId: string, name: string, collection: string): Promise<void> {
-  const moved = await tx`SELECT id FROM documents WHERE team_id = ${teamId} AND kind <> 'activity' AND body ->> 'contentType' = ${name}
-    ORDER BY id FOR UPDATE`
+  const find = (lock: string) => tx.unsafe(
+    `SELECT id FROM documents WHERE team_id = $1 AND kind <> 'activity' AND body ->> 'contentType' = $2 ORDER BY id ${lock}`, [teamId, name])
+  if ((await find('LIMIT 1')).length === 0) return
+  let changeVector: string | null = await nextChangeVector(tx)
   const updatedAt = new Date().toISOString()
-  for (const { id } of moved) {
-    const changeVector = await nextChangeVector(tx)
+  for (const { id } of await find('FOR UPDATE')) {
+    changeVector ??= await nextChangeVector(tx)
     await tx`UPDATE documents SET collection = ${collection}, change_vector = ${changeVector}, updated_at = ${updatedAt} WHERE team_id = ${teamId} AND id = ${id}`
+    changeVector = null
   }
 }
 

@@ -12,6 +12,7 @@ import * as liteMetrics from '../../../../db/queries/metrics'
 import * as pgTeams from '../../../../db/pg/queries/teams'
 import * as pgUsers from '../../../../db/pg/queries/users'
 import * as pgMetrics from '../../../../db/pg/queries/metrics'
+import { nextChangeVector as pgNextChangeVector } from '../../../../db/pg/store'
 import type { TeamRow } from '../../../../db/schema'
 
 const TEAMS = 'SELECT id, workspace_id, locales, default_locale, fallbacks, content_index, index_generation, indexed_generation, features, created_at FROM teams ORDER BY id'
@@ -97,6 +98,26 @@ describePg('query twins: teams, users, metrics on PostgreSQL answer as on SQLite
     expect(etags(pg)).toEqual([
       ['a0', 'site', 'A:1'], ['p1', 'site', 'A:2'], ['p1/activity', '@activity', 'A:4'], ['p1/draft', 'site', 'A:3'], ['p2', 'site', 'A:4'], ['q1', 'blog', 'A:5'],
     ])
+  })
+
+  test('a move while a writer holds the change vector counter, on PostgreSQL: the move waits for it, no deadlock', async () => {
+    let bumped!: () => void
+    const ready = new Promise<void>((resolve) => (bumped = resolve))
+    const writer = t.sql.begin(async (tx) => {
+      const cv = await pgNextChangeVector(tx)
+      bumped()
+      await Bun.sleep(100) // the move starts meanwhile
+      await tx`UPDATE documents SET change_vector = ${cv} WHERE team_id = 'acme' AND id = 'p1'`
+      return cv
+    })
+    await ready
+    const move = t.sql.begin((tx) => pgTeams.moveContentTypeDocuments(tx, 'acme', 'page', 'moved'))
+    const [written] = await Promise.all([writer, move])
+    const rows = [...(await t.sql`SELECT id, collection, change_vector FROM documents WHERE kind <> 'activity' AND body ->> 'contentType' = 'page' ORDER BY id`)]
+    const etag = (cv: string) => Number(cv.slice(2).split('-')[0])
+    expect(rows.map((r: any) => [r.id, r.collection])).toEqual([['a0', 'moved'], ['p1', 'moved'], ['p1/draft', 'moved'], ['p2', 'moved']])
+    // Every moved row's change vector is newer than the writer's: the move took the counter after it.
+    for (const r of rows) expect(etag(r.change_vector)).toBeGreaterThan(etag(written))
   })
 
   test('users and memberships: token hashes both ways, one membership, all of a user by team id', async () => {
