@@ -1,4 +1,4 @@
-import type { SqliteDb as Db } from '../db/client'
+import type { Db } from '../db/client'
 import type { Config } from '../core/config'
 import type { Logger } from '../core/log'
 import type { Metrics } from '../core/metrics'

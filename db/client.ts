@@ -92,6 +92,12 @@ function setUp(sqlite: Database, path: string, opts: { migrate?: boolean }): Sql
   return withAsyncTransactions(orm, sqlite)
 }
 
+/** Closes the database: the SQLite file, or the PostgreSQL pool once its queries under way end. */
+export async function closeDb(db: Db): Promise<void> {
+  if (db.engine === 'pg') await db.sql.close()
+  else db.$client.close()
+}
+
 /**
  * A PASSIVE checkpoint: copies what it can from the WAL into the database without blocking
  * readers or writers. The dispatcher runs it between passes so api writes stay cheap.

@@ -8,7 +8,7 @@
 import { t, type Static, type TSchema } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { isLocked, type SqliteDb as Db } from '../../db/client'
+import { isLocked, type Db } from '../../db/client'
 import type { Capability, Caller } from '../../core/auth'
 import { AppError, busyAnswer } from '../../core/errors'
 import { expectation } from '../../core/schema-errors'

@@ -2,7 +2,7 @@
  * The `requires` and `requiresAny` route options: the HTTP face of core/auth.ts.
  */
 import { Elysia, type DocumentDecoration } from 'elysia'
-import type { SqliteDb as Db } from '../../db/client'
+import type { Db } from '../../db/client'
 import { authorize, callerOf, forbidden, type Capability } from '../../core/auth'
 
 /**

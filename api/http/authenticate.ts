@@ -6,7 +6,7 @@
 import { Elysia } from 'elysia'
 import { authenticateRequest } from '../../core/auth'
 import type { Logger } from '../../core/log'
-import type { SqliteDb as Db } from '../../db/client'
+import type { Db } from '../../db/client'
 import { errorResponse } from './error-mapping'
 
 /**

@@ -6,7 +6,7 @@
  * (api/assistant/tools.ts).
  */
 import { Elysia } from 'elysia'
-import { writeLockFree, type SqliteDb as Db } from '../../db/client'
+import { writeLockFree, type Db } from '../../db/client'
 
 export function writeLock(db: Db) {
   return new Elysia({ name: 'write-lock' }).onBeforeHandle({ as: 'global' }, async ({ request, route }) => {
