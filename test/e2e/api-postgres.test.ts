@@ -3,6 +3,7 @@
  * seeded alike (the seed is written to SQLite and copied over with `cli copy-to-postgres`, a real
  * process too): the same requests over HTTP get the same answers, ids, times and change vectors
  * aside (each is replaced by its first-seen order). Publish leaves its event in PostgreSQL's outbox.
+ * PATCH too, on a draft and on a draft created from its canonical.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { SQL } from 'bun'
@@ -82,6 +83,9 @@ describePg('the api on PostgreSQL answers as on SQLite', () => {
     await call('PATCH', `/content/snapshots/${TEAM}?id=${enc(snap.body.id)}`, { name: 'launch' })
     await call('POST', `/content/apply-snapshot/${TEAM}`, { snapshotId: snap.body.id })
     await call('GET', `/content/${TEAM}?id=${enc('pages/about/activity')}`)
+    await call('PATCH', `/content/${TEAM}?id=${enc('pages/about/draft')}`, [{ op: 'replace', path: '/locales/de/title', value: 'Über, gepatcht' }])
+    await call('PATCH', `/content/${TEAM}?id=${enc('pages/home/draft')}`, [{ op: 'replace', path: '/locales/en/title', value: 'Home draft' }])
+    await call('PATCH', `/content/${TEAM}?id=${enc('pages/about/draft')}`, [{ op: 'test', path: '/locales/de/title', value: 'not it' }])
     await call('GET', `/content/versions/${TEAM}?id=pages/nothing`)
     await call('GET', `/content/${TEAM}?id=pages/nothing`)
     await call('PATCH', `/content/snapshots/${TEAM}?id=no-such-snapshot`, { name: 'x' })
@@ -96,7 +100,7 @@ describePg('the api on PostgreSQL answers as on SQLite', () => {
     expect(onPg).toEqual(onSqlite)
     // And they are the answers the sequence is about (both could be wrong alike).
     expect((onPg as unknown[][]).map((a) => a[2])).toEqual([
-      { status: 'ok' }, 201, 200, 200, 200, 200, 200, 200, 200, 200, 200, 409, 200, 200, 200, 201, 200, 200, 200, 200, 404, 404, 400, 404, 200,
+      { status: 'ok' }, 201, 200, 200, 200, 200, 200, 200, 200, 200, 200, 409, 200, 200, 200, 201, 200, 200, 200, 200, 200, 200, 400, 404, 404, 400, 404, 200,
     ])
     const counts = { outbox: 'SELECT count(*) AS n FROM outbox', revisions: "SELECT count(*) AS n FROM revisions WHERE document_id = 'pages/about'" }
     const lite = new Database(join(dir, 'content.db'), { readonly: true })
