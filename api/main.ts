@@ -3,8 +3,9 @@
  * seeds: the demo team (public tokens) is `bun start`'s (scripts/start.ts), so an api started
  * on its own, e.g. by systemd on a new production database, answers no one until seeded.
  */
-import { openDbOrExit } from '../db/client'
+import { closeDb, openDbOrExit, type Db } from '../db/client'
 import { warnIfExposed } from '../db/file-modes'
+import { maskUrl } from '../db/pg/url'
 import { createApp, serveApp } from './app'
 import { errorResponse } from './http/error-mapping'
 import { receiveBody } from '../core/body'
@@ -13,17 +14,18 @@ import { createLogger } from '../core/log'
 import { createMetrics, primePublishOutcomes } from '../core/metrics'
 import { hasAnyTeam } from '../core/teams/service'
 import { onStopSignals } from '../core/signals'
-import { stopOnPostgres } from '../core/postgres-startup'
+import { openPostgres } from '../core/postgres-startup'
 
 const config = loadConfigOrExit('api')
-if (config.databaseUrl) await stopOnPostgres('api', config)
 const log = createLogger(config.logLevel, 'api')
-const db = openDbOrExit('api', config.databasePath)
-warnIfExposed(log, config.databasePath)
+// DATABASE_URL set: PostgreSQL (docs/postgresql.md), else the SQLite file at DATABASE_PATH.
+const db: Db = config.databaseUrl ? await openPostgres('api', config) : openDbOrExit('api', config.databasePath)
+if (!config.databaseUrl) warnIfExposed(log, config.databasePath)
+const where = config.databaseUrl ? { databaseUrl: maskUrl(config.databaseUrl) } : { databasePath: config.databasePath }
 const metrics = createMetrics()
 primePublishOutcomes(metrics)
 if (!await hasAnyTeam(db)) {
-  log.warn({ databasePath: config.databasePath }, 'the database holds no team yet: create one with `bun run cli seed <file.json>` (docs/getting-started.md#seeding)')
+  log.warn(where, 'the database holds no team yet: create one with `bun run cli seed <file.json>` (docs/getting-started.md#seeding)')
 }
 
 // No SO_REUSEPORT (Elysia's listen asks for it): a second api on a busy port would then share it
@@ -73,7 +75,7 @@ onStopSignals({
   stop: async (signal) => {
     log.info({ signal }, 'api stopping')
     await server?.stop()
-    db.$client.close()
+    await closeDb(db)
     process.exit(0)
   },
   force: (signal) => {
@@ -93,4 +95,4 @@ try {
   process.exit(1)
 }
 // PORT=0 takes any free port: the log names the one the system gave.
-log.info({ host: config.host, port: server.port, databasePath: config.databasePath }, 'api listening')
+log.info({ host: config.host, port: server.port, ...where }, 'api listening')

@@ -10,7 +10,7 @@
  *
  *   bun bench/delivery-log.ts [rows=200000] [requests=300]
  */
-import { openDb, type Db } from '../db/client'
+import { openDb, type SqliteDb as Db } from '../db/client'
 import { createApp } from '../api/app'
 import { loadConfig } from '../core/config'
 import { createLogger } from '../core/log'

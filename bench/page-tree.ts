@@ -6,7 +6,7 @@
  * touches, not the team's size). Also: an in-place rename of a page with a subtree below it.
  *   bun bench/page-tree.ts [largePages=8000] [smallPages=100] [publishes=40]
  */
-import { openDb, type Db } from '../db/client'
+import { openDb, type SqliteDb as Db } from '../db/client'
 import { seed } from '../cli/seed'
 import { publishOne } from '../core/publish/service'
 import { writeDocument } from '../core/content/service'

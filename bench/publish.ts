@@ -12,7 +12,7 @@
  *   bun bench/publish.ts [documents=2000]
  */
 import type { Database } from 'bun:sqlite'
-import { openDb, type Db } from '../db/client'
+import { openDb, type SqliteDb as Db } from '../db/client'
 import { createMetrics } from '../core/metrics'
 import { publishCounted } from '../core/publish/service'
 import { writeDocument } from '../core/content/service'

@@ -3,7 +3,7 @@
  * localizable title, user `u` signing in with `BENCH_TOKEN`) and a way to give a document many
  * Published Versions.
  */
-import { openDb, type Db } from '../db/client'
+import { openDb, type SqliteDb as Db } from '../db/client'
 import { createMetrics } from '../core/metrics'
 import { publishCounted } from '../core/publish/service'
 import { saveDoc } from '../db/store'

@@ -6,7 +6,7 @@
  */
 import { Type as t, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import type { Db } from '../db/client'
+import type { SqliteDb as Db } from '../db/client'
 import { eq } from 'drizzle-orm'
 import { memberships, teams, users } from '../db/schema'
 import { hashToken, MAX_TOKEN_LENGTH, revokedTokenHash, CAPABILITIES } from '../core/auth'

@@ -9,8 +9,10 @@ import * as schema from './schema'
 import { migrateGuarded } from './migrate'
 import { createPrivateFile } from './file-modes'
 import { heldElsewhere, withAsyncTransactions } from './transaction'
+import type { PgHandle, PgTxHandle } from './pg/handle'
 
 export { holdConnection, useClient } from './transaction'
+export { pgHandle, type PgHandle, type PgTxHandle } from './pg/handle'
 
 type DrizzleDb = BunSQLiteDatabase<typeof schema>
 /** How a transaction begins on SQLite: DEFERRED (a read, the default) or IMMEDIATE (a write). */
@@ -20,10 +22,23 @@ export type TransactionConfig = { behavior?: 'deferred' | 'immediate' | 'exclusi
  * transaction holds the connection across the callback's awaits (see db/transaction.ts).
  */
 export type Transaction = <T>(fn: (tx: Tx) => T | Promise<T>, config?: TransactionConfig) => Promise<T>
-/** The database, with `$client`: the bun:sqlite connection its queries run on. */
-export type Db = Omit<DrizzleDb, 'transaction'> & { $client: Database; transaction: Transaction }
-/** The handle a transaction's callback gets: it runs on the same `$client`, inside the transaction. */
-export type Tx = Db & { readonly $inTransaction: true }
+/** The SQLite database, with `$client`: the bun:sqlite connection its queries run on. */
+export type SqliteDb = Omit<DrizzleDb, 'transaction'> & { readonly engine: 'sqlite'; $client: Database; transaction: SqliteTransaction }
+/** `Transaction` on SQLite: the callback gets the SQLite handle. */
+export type SqliteTransaction = <T>(fn: (tx: SqliteTx) => T | Promise<T>, config?: TransactionConfig) => Promise<T>
+/** The handle a SQLite transaction's callback gets: it runs on the same `$client`, inside the transaction. */
+export type SqliteTx = SqliteDb & { readonly $inTransaction: true }
+/** Anything that can run SQLite queries: the database or an open transaction. */
+export type SqliteConn = SqliteDb | SqliteTx
+
+/**
+ * The database a process serves from, naming its dialect in `engine` (drizzle's SQLite database
+ * already has a `dialect`, its SQL builder): SQLite (the default) or PostgreSQL (`DATABASE_URL`). Each db/ operation core/ calls picks its SQLite or PostgreSQL twin by it
+ * (db/dialect.ts `byDialect`); core/ never asks which one it holds.
+ */
+export type Db = SqliteDb | PgHandle
+/** The handle a transaction's callback gets, on either dialect. */
+export type Tx = SqliteTx | PgTxHandle
 /** Anything that can run queries: the database or an open transaction. */
 export type Conn = Db | Tx
 
@@ -31,7 +46,7 @@ export type Conn = Db | Tx
  * Opens (creating if needed) the database at `path`, sets WAL, busy timeout, foreign keys,
  * synchronous=NORMAL and secure_delete=FAST, and applies pending migrations under a cross-process lock.
  */
-export function openDb(path: string, opts: { migrate?: boolean } = {}): Db {
+export function openDb(path: string, opts: { migrate?: boolean } = {}): SqliteDb {
   // A directory made here is for this user only: the database holds webhook secrets, and the
   // file SQLite creates in it is readable by others under the default umask (`bun start`'s ./data).
   if (path !== ':memory:') {
@@ -48,7 +63,7 @@ export function openDb(path: string, opts: { migrate?: boolean } = {}): Db {
   }
 }
 
-function setUp(sqlite: Database, path: string, opts: { migrate?: boolean }): Db {
+function setUp(sqlite: Database, path: string, opts: { migrate?: boolean }): SqliteDb {
   // busy_timeout first: switching a new file to WAL takes a lock another process may hold.
   sqlite.exec('PRAGMA busy_timeout = 10000')
   sqlite.exec('PRAGMA journal_mode = WAL')
@@ -77,11 +92,17 @@ function setUp(sqlite: Database, path: string, opts: { migrate?: boolean }): Db 
   return withAsyncTransactions(orm, sqlite)
 }
 
+/** Closes the database: the SQLite file, or the PostgreSQL pool once its queries under way end. */
+export async function closeDb(db: Db): Promise<void> {
+  if (db.engine === 'pg') await db.sql.close()
+  else db.$client.close()
+}
+
 /**
  * A PASSIVE checkpoint: copies what it can from the WAL into the database without blocking
  * readers or writers. The dispatcher runs it between passes so api writes stay cheap.
  */
-export function checkpoint(db: Db): void {
+export function checkpoint(db: SqliteDb): void {
   db.$client.exec('PRAGMA wal_checkpoint(PASSIVE)')
 }
 
@@ -103,6 +124,8 @@ export function isLocked(error: unknown): boolean {
  * Throws SQLITE_BUSY once the connection's busy_timeout has passed, as the statement would.
  */
 export async function writeLockFree(db: Db): Promise<void> {
+  // PostgreSQL locks rows, not the database: a writer waits for the rows it needs, on the server.
+  if (db.engine === 'pg') return
   const c = db.$client
   const timeoutMs = (c.query('PRAGMA busy_timeout').get() as { timeout: number }).timeout
   const deadline = Date.now() + timeoutMs
@@ -118,7 +141,7 @@ export async function writeLockFree(db: Db): Promise<void> {
  * dispatcher asks before each of its writes and, when another process holds the lock, tries
  * again on a later turn instead of waiting inside a statement with every send in flight stopped.
  */
-export function writeLockFreeNow(db: Db): boolean {
+export function writeLockFreeNow(db: SqliteDb): boolean {
   const c = db.$client
   // Another request's transaction of this process holds the connection across its awaits: a
   // write from here would run inside it (db/transaction.ts).
@@ -166,7 +189,7 @@ const LOCKED_AT_START_REPEAT_MS = 60_000
  * unusable: the process says so on stderr (again every minute) and waits for it. Nothing else
  * runs yet, and no signal handler is installed, so SIGTERM still stops it at once.
  */
-export function openDbOrExit(processName: string, path: string, opts: { migrate?: boolean } = {}): Db {
+export function openDbOrExit(processName: string, path: string, opts: { migrate?: boolean } = {}): SqliteDb {
   let saidAt = 0
   for (;;) {
     try {

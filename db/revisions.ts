@@ -3,7 +3,9 @@
  * ordinal, the version list's entries, one by change vector, and a document's count.
  */
 import type { Database } from 'bun:sqlite'
-import { useClient, type Conn } from './client'
+import { useClient, type SqliteConn as Conn } from './client'
+import { byDialect } from './dialect'
+import * as pg from './pg/store'
 import { decodeStored, type StoredBody } from './revision-body'
 import type { RevisionRow } from './schema'
 
@@ -40,7 +42,7 @@ function revisionEntriesFromNow(conn: Conn, teamId: string, documentId: string, 
 }
 
 /** `revisionEntriesFromNow` for any caller: inside its transaction, or once the connection is free (db/transaction.ts). */
-export async function revisionEntriesFrom(conn: Conn, teamId: string, documentId: string, fromOrdinal: number, limit: number): Promise<RevisionEntry[]> {
+async function revisionEntriesFromOnSqlite(conn: Conn, teamId: string, documentId: string, fromOrdinal: number, limit: number): Promise<RevisionEntry[]> {
   return await useClient(conn, () => revisionEntriesFromNow(conn, teamId, documentId, fromOrdinal, limit))
 }
 
@@ -61,7 +63,7 @@ function listRevisionsNow(conn: Conn, teamId: string, documentId: string, start:
 }
 
 /** `listRevisionsNow` for any caller: inside its transaction, or once the connection is free (db/transaction.ts). */
-export async function listRevisions(conn: Conn, teamId: string, documentId: string, start: number, limit: number): Promise<RevisionRow[]> {
+async function listRevisionsOnSqlite(conn: Conn, teamId: string, documentId: string, start: number, limit: number): Promise<RevisionRow[]> {
   return await useClient(conn, () => listRevisionsNow(conn, teamId, documentId, start, limit))
 }
 
@@ -77,7 +79,7 @@ function revisionsFromNow(conn: Conn, teamId: string, documentId: string, fromOr
 }
 
 /** `revisionsFromNow` for any caller: inside its transaction, or once the connection is free (db/transaction.ts). */
-export async function revisionsFrom(conn: Conn, teamId: string, documentId: string, fromOrdinal: number, limit: number): Promise<RevisionRow[]> {
+async function revisionsFromOnSqlite(conn: Conn, teamId: string, documentId: string, fromOrdinal: number, limit: number): Promise<RevisionRow[]> {
   return await useClient(conn, () => revisionsFromNow(conn, teamId, documentId, fromOrdinal, limit))
 }
 
@@ -89,7 +91,7 @@ export function countRevisionsNow(conn: Conn, teamId: string, documentId: string
 }
 
 /** `countRevisionsNow` for any caller: inside its transaction, or once the connection is free (db/transaction.ts). */
-export async function countRevisions(conn: Conn, teamId: string, documentId: string): Promise<number> {
+async function countRevisionsOnSqlite(conn: Conn, teamId: string, documentId: string): Promise<number> {
   return await useClient(conn, () => countRevisionsNow(conn, teamId, documentId))
 }
 
@@ -101,6 +103,12 @@ function revisionByChangeVectorNow(conn: Conn, teamId: string, changeVector: str
 }
 
 /** `revisionByChangeVectorNow` for any caller: inside its transaction, or once the connection is free (db/transaction.ts). */
-export async function revisionByChangeVector(conn: Conn, teamId: string, changeVector: string): Promise<RevisionRow | null> {
+async function revisionByChangeVectorOnSqlite(conn: Conn, teamId: string, changeVector: string): Promise<RevisionRow | null> {
   return await useClient(conn, () => revisionByChangeVectorNow(conn, teamId, changeVector))
 }
+
+export const revisionEntriesFrom = byDialect(revisionEntriesFromOnSqlite, pg.revisionEntriesFrom)
+export const listRevisions = byDialect(listRevisionsOnSqlite, pg.listRevisions)
+export const revisionsFrom = byDialect(revisionsFromOnSqlite, pg.revisionsFrom)
+export const countRevisions = byDialect(countRevisionsOnSqlite, pg.countRevisions)
+export const revisionByChangeVector = byDialect(revisionByChangeVectorOnSqlite, pg.revisionByChangeVector)

@@ -4,24 +4,18 @@
  * inside one `db.transaction(...)`.
  */
 import type { Database } from 'bun:sqlite'
-import { useClient, type Conn } from './client'
+import { useClient, type SqliteConn as Conn } from './client'
+import { byDialect } from './dialect'
+import * as pg from './pg/store'
 import { decodeStored, encodeDelta, encodeFull, keyframeOf, type StoredBody } from './revision-body'
 import type { DocumentRow, RevisionRow } from './schema'
 import { countRevisionsNow } from './revisions'
 
 export * from './revisions'
+export { ACTIVITY_COLLECTION, CHANGE_VECTOR, ConcurrencyError, summaryOf } from './store-common'
+import { ConcurrencyError, summaryOf } from './store-common'
 
 export type DocKind = DocumentRow['kind']
-
-/** Raised when the change vector a writer expected is not the stored one. Nothing was written. */
-export class ConcurrencyError extends Error {
-  constructor(readonly id: string) {
-    super(`Document ${id} was changed by someone else`)
-  }
-}
-
-/** The collection given to activity documents: present in the keyspace, but not content. */
-export const ACTIVITY_COLLECTION = '@activity'
 
 /**
  * The hot paths below use bun:sqlite's `query()` (compiled once per connection and cached)
@@ -50,7 +44,7 @@ function nextChangeVectorNow(conn: Conn): string {
 }
 
 /** `nextChangeVectorNow` for any caller: inside its transaction, or once the connection is free (db/transaction.ts). */
-export async function nextChangeVector(conn: Conn): Promise<string> {
+async function nextChangeVectorOnSqlite(conn: Conn): Promise<string> {
   return await useClient(conn, () => nextChangeVectorNow(conn))
 }
 
@@ -64,8 +58,6 @@ function nodeId(client: Database): string {
   return id
 }
 
-/** Well-formed change vectors, the only thing a version reference may decode to. */
-export const CHANGE_VECTOR = /^A:\d{1,18}-[A-Za-z0-9]{1,64}$/
 
 interface DocRecord {
   team_id: string; id: string; canonical_id: string; kind: DocKind; collection: string; body: string
@@ -93,7 +85,7 @@ function loadDocNow(conn: Conn, teamId: string, id: string): DocumentRow | null 
 }
 
 /** `loadDocNow` for any caller: inside its transaction, or once the connection is free (db/transaction.ts). */
-export async function loadDoc(conn: Conn, teamId: string, id: string): Promise<DocumentRow | null> {
+async function loadDocOnSqlite(conn: Conn, teamId: string, id: string): Promise<DocumentRow | null> {
   return await useClient(conn, () => loadDocNow(conn, teamId, id))
 }
 
@@ -153,7 +145,7 @@ function saveDocNow(conn: Conn, input: SaveDoc): DocumentRow {
 }
 
 /** `saveDocNow` for any caller: inside its transaction, or once the connection is free (db/transaction.ts). */
-export async function saveDoc(conn: Conn, input: SaveDoc): Promise<DocumentRow> {
+async function saveDocOnSqlite(conn: Conn, input: SaveDoc): Promise<DocumentRow> {
   return await useClient(conn, () => saveDocNow(conn, input))
 }
 
@@ -167,7 +159,7 @@ function deleteDocNow(conn: Conn, teamId: string, id: string, expect?: string): 
 }
 
 /** `deleteDocNow` for any caller: inside its transaction, or once the connection is free (db/transaction.ts). */
-export async function deleteDoc(conn: Conn, teamId: string, id: string, expect?: string): Promise<boolean> {
+async function deleteDocOnSqlite(conn: Conn, teamId: string, id: string, expect?: string): Promise<boolean> {
   return await useClient(conn, () => deleteDocNow(conn, teamId, id, expect))
 }
 
@@ -196,7 +188,7 @@ function putRevisionNow(
 }
 
 /** `putRevisionNow` for any caller: inside its transaction, or once the connection is free (db/transaction.ts). */
-export async function putRevision(
+async function putRevisionOnSqlite(
   conn: Conn,
   input: { teamId: string; documentId: string; changeVector: string; body: Record<string, unknown>; stamped: boolean },
 ): Promise<RevisionRow> {
@@ -218,16 +210,6 @@ export function encodeRevision(client: Database, teamId: string, documentId: str
 }
 
 /**
- * The `summary` column of a Published Version (db/schema.ts): what its version row shows. Null
- * when the stamp is not two strings, so the list reads such a row's body and shows it as it is.
- */
-export function summaryOf(body: Record<string, unknown>): string | null {
-  const { __publishedAt: at, __publishedBy: by } = body
-  if (typeof at !== 'string' || typeof by !== 'string') return null
-  return JSON.stringify([at, by, Object.keys((body.locales ?? {}) as object)])
-}
-
-/**
  * Keeps `revision_locales` (db/schema.ts) up to date for a new Published Version: each of its
  * locales was last published at this ordinal, and at this time or later. `max()` keeps the
  * latest time even if a clock stepped back, as a scan of every version's `created_at` would.
@@ -241,3 +223,9 @@ function noteLocales(conn: Conn, teamId: string, documentId: string, ordinal: nu
   )
   for (const locale of Object.keys(locales)) upsert.run(teamId, documentId, locale, ordinal, createdAt)
 }
+
+export const nextChangeVector = byDialect(nextChangeVectorOnSqlite, pg.nextChangeVector)
+export const loadDoc = byDialect(loadDocOnSqlite, pg.loadDoc)
+export const saveDoc = byDialect(saveDocOnSqlite, pg.saveDoc)
+export const deleteDoc = byDialect(deleteDocOnSqlite, pg.deleteDoc)
+export const putRevision = byDialect(putRevisionOnSqlite, pg.putRevision)

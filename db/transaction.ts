@@ -11,7 +11,7 @@
  */
 import type { Database } from 'bun:sqlite'
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { Conn, Db, Transaction, TransactionConfig, Tx } from './client'
+import type { Db, SqliteConn as Conn, SqliteDb, SqliteTx as Tx, SqliteTransaction as Transaction, TransactionConfig } from './client'
 
 /** A FIFO async mutex: at most one holder; `release` hands it to the longest waiter. */
 class Mutex {
@@ -84,6 +84,9 @@ export async function useClient<T>(conn: Conn, fn: (client: Database) => T): Pro
  * there; the write's change-vector check answers that.
  */
 export async function holdConnection<T>(db: Db, fn: () => Promise<T>): Promise<T> {
+  // On PostgreSQL each statement takes a connection of the pool: nothing to hold, the
+  // change-vector check of the write answers a change in between.
+  if (db.engine === 'pg') return fn()
   const client = db.$client
   if (insideTransaction(client)) return fn()
   const mutex = mutexOf(client)
@@ -104,7 +107,7 @@ let savepoints = 0
  * The callback's `tx` is the same drizzle database (one connection: its statements run inside the
  * transaction) whose `transaction` opens a savepoint.
  */
-export function withAsyncTransactions<D extends object>(orm: D, client: Database): Db {
+export function withAsyncTransactions<D extends object>(orm: D, client: Database): SqliteDb {
   const tx = Object.assign(Object.create(orm) as object, { $client: client, $inTransaction: true as const }) as unknown as Tx
   const savepoint: Transaction = async (fn) => {
     const name = `sp${++savepoints}`
@@ -141,5 +144,5 @@ export function withAsyncTransactions<D extends object>(orm: D, client: Database
     }
   }
   Object.assign(tx, { transaction: savepoint })
-  return Object.assign(orm, { $client: client, transaction }) as unknown as Db
+  return Object.assign(orm, { engine: 'sqlite' as const, $client: client, transaction }) as unknown as SqliteDb
 }

@@ -6,7 +6,7 @@
  * compression and site changes are core's and run on the SQLite database (`db`) until core/
  * runs on PostgreSQL too.
  */
-import type { Db, MayWrite } from '../db/client'
+import type { SqliteDb as Db, MayWrite } from '../db/client'
 import type { OutboxStore } from '../db/outbox/store'
 import type { Logger } from '../core/log'
 import { countPersisted, WORKER_PUBLISH_REVISIONS } from '../core/metrics'

@@ -5,7 +5,7 @@
  * under load. On the sending thread that stalled every send in flight; here it runs beside them.
  * It blocks neither readers nor writers, so api commits still never pay for copying the WAL.
  */
-import { checkpoint, openDb, type Db } from '../db/client'
+import { checkpoint, openDb, type SqliteDb as Db } from '../db/client'
 
 declare const self: Worker
 

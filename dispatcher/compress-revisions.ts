@@ -4,7 +4,7 @@
  * dispatcher pass while the api runs. Reads handle both forms, so a database is usable at
  * every step; the `revisions_plain` partial index lists the rows still to do, and empties.
  */
-import type { Db, MayWrite } from '../db/client'
+import type { SqliteDb as Db, MayWrite } from '../db/client'
 import { encodeRevision, summaryOf } from '../db/store'
 import type { Logger } from '../core/log'
 

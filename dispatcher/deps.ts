@@ -1,5 +1,5 @@
 /** What `createDispatcher` (loop.ts) is given: its database, logger, clock and limits. */
-import type { Db } from '../db/client'
+import type { SqliteDb as Db } from '../db/client'
 import type { OutboxStore } from '../db/outbox/store'
 import type { Logger } from '../core/log'
 import type { Metrics } from '../core/metrics'

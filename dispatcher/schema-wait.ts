@@ -3,7 +3,7 @@
  * drizzle's migrator), so it never migrates: it waits until the api, which does, has brought
  * the shared database up to the migrations it was built with (style.md rule 5 allows either).
  */
-import type { Db } from '../db/client'
+import type { SqliteDb as Db } from '../db/client'
 import journal from '../db/migrations/meta/_journal.json'
 
 /** True when this code runs from a `bun build --compile` binary (Bun's embedded file system). */

@@ -4,7 +4,7 @@
  * transaction (spec.md "Rules for site.changed").
  */
 import { and, desc, eq, isNull, lte, max, min, sql } from 'drizzle-orm'
-import type { Db, MayWrite } from '../db/client'
+import type { SqliteDb as Db, MayWrite } from '../db/client'
 import { siteChanges, teams } from '../db/schema'
 import { enqueueEvent } from '../core/events/record'
 import { shouldEmit } from './coalesce'

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { prometheusContentType } from 'prom-client'
-import { useClient } from '../../db/client'
+import { ping } from '../../db/ops'
 import type { AppDeps } from '../deps'
 import { ErrorBody } from '../http/schemas'
 import { Health } from './model'
@@ -8,8 +8,8 @@ import { Health } from './model'
 export function opsRoutes({ db, metrics, config }: AppDeps) {
   return new Elysia({ detail: { tags: ['operations'] } })
     .get('/health', async () => {
-      // After any open transaction of this process, as every statement (db/transaction.ts).
-      await useClient(db, (c) => c.query('SELECT 1').get())
+      // On SQLite after any open transaction of this process, as every statement (db/transaction.ts).
+      await ping(db)
       return { status: 'ok' as const }
     }, { response: { 200: Health }, detail: { summary: 'Liveness and database check (no auth)', security: [] } })
     .get(

@@ -7,12 +7,10 @@
  * its JSON errors. These answers need no bearer token: they hold no data.
  */
 import { Elysia } from 'elysia'
-import { and, eq } from 'drizzle-orm'
 import index from '../../web/index.html'
 import demo from '../../db/seed/demo.json'
-import { memberships, users } from '../../db/schema'
 import { hashToken } from '../../core/auth'
-import { useClient } from '../../db/client'
+import { membershipOf, userTokenHash } from '../../db/queries/users'
 import type { AppDeps } from '../deps'
 
 /**
@@ -66,13 +64,13 @@ const jsonError = (status: number, error: string, message: string) =>
  * On any other database (or after the demo tokens were changed) the list is empty, so the sign-in
  * page names only tokens that are public already (README) and work here.
  */
-export function demoTokens(db: AppDeps['db']) {
-  // One read of the connection, after any open transaction of this process (db/transaction.ts).
-  return useClient(db, () => demo.teams.flatMap((team) => team.users.flatMap((u) => {
-    const user = db.select({ id: users.id }).from(users).where(and(eq(users.id, u.id), eq(users.tokenHash, hashToken(u.token)))).get()
-    const member = user && db.select({ teamId: memberships.teamId }).from(memberships).where(and(eq(memberships.teamId, team.id), eq(memberships.userId, u.id))).get()
+export async function demoTokens(db: AppDeps['db']) {
+  const found = await Promise.all(demo.teams.flatMap((team) => team.users.map(async (u) => {
+    const user = await userTokenHash(db, u.id)
+    const member = user?.tokenHash === hashToken(u.token) && await membershipOf(db, team.id, u.id)
     return member ? [{ userId: u.id, token: u.token, teamId: team.id, capabilities: u.capabilities }] : []
   })))
+  return found.flat()
 }
 
 /** Answers the app's paths; `undefined` hands every other request on to the API. */

@@ -5,7 +5,7 @@
  * process (or restart) did the work.
  */
 import { Gauge } from 'prom-client'
-import { useClient } from '../../db/client'
+import { attemptsByResult, outboxByStatus } from '../../db/ops'
 import type { AppDeps } from '../deps'
 
 /**
@@ -23,7 +23,7 @@ export function registerDeliveryMetrics({ db, metrics }: Pick<AppDeps, 'db' | 'm
     registers: [metrics.registry],
     async collect() {
       // Read after any open transaction of this process (db/transaction.ts), then set at once.
-      const rows = await useClient(db, (c) => c.query('SELECT status, COUNT(*) AS n FROM outbox GROUP BY status').all() as { status: string; n: number }[])
+      const rows = await outboxByStatus(db)
       this.reset()
       for (const s of ['pending', 'delivered', 'failed']) this.set({ status: s }, 0)
       for (const r of rows) this.set({ status: r.status }, r.n)
@@ -35,10 +35,7 @@ export function registerDeliveryMetrics({ db, metrics }: Pick<AppDeps, 'db' | 'm
     labelNames: ['result'],
     registers: [metrics.registry],
     async collect() {
-      const rows = await useClient(db, (c) => c
-        .query(`SELECT CASE WHEN status_code IS NULL THEN 'error' ELSE (status_code / 100) || 'xx' END AS result, COUNT(*) AS n
-                FROM delivery_attempts GROUP BY result`)
-        .all() as { result: string; n: number }[])
+      const rows = await attemptsByResult(db)
       this.reset()
       for (const r of ['2xx', '3xx', '4xx', '5xx', 'error']) this.set({ result: r }, 0)
       for (const r of rows) this.set({ result: r.result }, r.n)

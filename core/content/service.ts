@@ -253,9 +253,11 @@ export async function patchDocument(db: Db, input: { teamId: string; userId: str
   // Read, apply and write in one write transaction: between a read outside it and the write, a
   // writer in another process could land, and a draft created from the canonical has no change
   // vector to guard it (its PATCHes were lost updates across api processes).
-  return await db.transaction(async () => {
-    const current = await loadLive(db, input.teamId, id)
-    const base = current ?? (kind === 'draft' ? await loadLive(db, input.teamId, canonicalId) : null)
+  // Everything through `tx`: on SQLite `db` would land in this transaction too (db/transaction.ts),
+  // on PostgreSQL it is the pool, outside it.
+  return await db.transaction(async (tx) => {
+    const current = await loadLive(tx, input.teamId, id)
+    const base = current ?? (kind === 'draft' ? await loadLive(tx, input.teamId, canonicalId) : null)
     if (!base) throw notFound('Document not found.')
     // The caller's If-Match is checked against what the patch applies to.
     if (!ifMatchHolds(input.ifMatch, current?.changeVector ?? null)) throw ifMatchFailed()
@@ -265,7 +267,7 @@ export async function patchDocument(db: Db, input: { teamId: string; userId: str
     if (!Value.Check(DocumentInput, next)) throw badRequest('invalid_document', 'The patched document is not a valid document.')
     // A patch that changes nothing (only `test` operations, a value replaced by itself) writes
     // nothing: the ETag a client holds stays good.
-    return await writeDocument(db, {
+    return await writeDocument(tx, {
       teamId: input.teamId, userId: input.userId, doc: next, ifMatch: current?.changeVector ?? undefined, mayChangeLive: input.mayChangeLive, unchangedIsNoop: true,
     })
   }, { behavior: 'immediate' })

@@ -82,7 +82,8 @@ export async function publishDue(db: Db, count: CountScheduled | null, s: DueSch
     // until someone who may publish schedules it again or unschedules it.
     const withdrawn = await withdrawnReason(tx, current.teamId, current.scheduledBy, SCHEDULE_REQUIRES)
     if (withdrawn) throw new Error(`Not published: ${withdrawn}. Schedule it again as a user who may publish, or unschedule it.`)
-    const item = await publishOne(db, {
+    // `tx`, not `db`: on PostgreSQL `db` is the pool, outside this transaction (and its schedule row lock).
+    const item = await publishOne(tx, {
       teamId: current.teamId, id: current.documentId, stampUserId: current.scheduledBy, actorUserId: null, source: 'worker', now: new Date(now),
     })
     // A refusal (document gone, content type removed) records no version and counts nothing,

@@ -6,7 +6,7 @@
  * claim or record of the dispatcher ever runs inside the scheduled publish or site change its
  * own bookkeeping has open on the same connection.
  */
-import { checkpoint, writeLockFreeNow, type Db, type MayWrite } from '../client'
+import { checkpoint, writeLockFreeNow, type SqliteDb as Db, type MayWrite } from '../client'
 import { useClient } from '../transaction'
 import type { OutboxRow } from '../schema'
 import { claimDue, type ClaimedRow } from './claim'

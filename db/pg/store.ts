@@ -5,7 +5,8 @@
  * transaction (`sql.begin(tx => ...)`); the writes that must be atomic with others (a saved
  * document, its change vector, its revision) belong in one such transaction.
  */
-export { ACTIVITY_COLLECTION, CHANGE_VECTOR, ConcurrencyError, summaryOf, type DocKind, type RevisionEntry, type SaveDoc } from '../store'
+export { ACTIVITY_COLLECTION, CHANGE_VECTOR, ConcurrencyError, summaryOf } from '../store-common'
+export type { DocKind, RevisionEntry, SaveDoc } from '../store'
 export { nextChangeVector } from './store/change-vector'
 export { deleteDoc, loadDoc, saveDoc } from './store/documents'
 export {

@@ -4,7 +4,9 @@
  * a restore's source was taken (core/restore/published-since.ts).
  */
 import { and, eq } from 'drizzle-orm'
-import { useClient, type Conn } from '../client'
+import { useClient, type SqliteConn as Conn } from '../client'
+import { byDialect } from '../dialect'
+import * as pg from '../pg/queries/documents'
 import { documents } from '../schema'
 
 /** The ids of one page of the whole team, through `documents_canonical`. */
@@ -38,7 +40,7 @@ export interface ListRow {
 }
 
 /** Up to `limit` canonical ids after `after` (exclusive), of one collection or of the whole team. */
-export async function listCanonicalIds(conn: Conn, teamId: string, opts: { collection?: string; after: string; limit: number }): Promise<string[]> {
+async function listCanonicalIdsOnSqlite(conn: Conn, teamId: string, opts: { collection?: string; after: string; limit: number }): Promise<string[]> {
   return await useClient(conn, (c) => ((opts.collection === undefined
     ? c.query(LIST_IDS_SQL).values({ team: teamId, after: opts.after, limit: opts.limit })
     : c.query(LIST_COLLECTION_IDS_SQL).values({ team: teamId, collection: opts.collection, after: opts.after, limit: opts.limit })
@@ -46,7 +48,7 @@ export async function listCanonicalIds(conn: Conn, teamId: string, opts: { colle
 }
 
 /** The canonical and draft rows of `ids` (a JSON array), with their title read at JSON path `locale` (`$.locales."<code>"`). */
-export async function listRowsOf(conn: Conn, teamId: string, ids: string, locale: string): Promise<ListRow[]> {
+async function listRowsOfOnSqlite(conn: Conn, teamId: string, ids: string, locale: string): Promise<ListRow[]> {
   return await useClient(conn, (c) => c.query(
     `SELECT canonical_id, kind, collection, json_extract(body, '$.contentType') AS content_type, published, archived,
        json_extract(body, '$.__dirtyLocales') AS dirty, updated_at,
@@ -56,12 +58,12 @@ export async function listRowsOf(conn: Conn, teamId: string, ids: string, locale
 }
 
 /** The schedules (document id, publish time in ms) of `ids` (a JSON array). */
-export async function schedulesOfIds(conn: Conn, teamId: string, ids: string): Promise<[string, number][]> {
+async function schedulesOfIdsOnSqlite(conn: Conn, teamId: string, ids: string): Promise<[string, number][]> {
   return await useClient(conn, (c) => c.query(LIST_SCHEDULES_SQL).values(teamId, ids) as [string, number][])
 }
 
 /** Whether any document (canonical or sibling, soft-deleted too) has canonical id `canonicalId`. */
-export async function canonicalIdUsed(conn: Conn, teamId: string, canonicalId: string): Promise<boolean> {
+async function canonicalIdUsedOnSqlite(conn: Conn, teamId: string, canonicalId: string): Promise<boolean> {
   return await useClient(conn, () => conn.select({ id: documents.id }).from(documents).where(and(eq(documents.teamId, teamId), eq(documents.canonicalId, canonicalId))).limit(1).get() !== undefined)
 }
 
@@ -75,9 +77,15 @@ export const SINCE_TIME_SQL = 'SELECT locale FROM revision_locales WHERE team_id
  * or time `since` (an ISO string), from `revision_locales` (db/schema.ts): a range seek over the
  * document's locales, whatever the number of versions after it.
  */
-export async function localesPublishedAfter(conn: Conn, teamId: string, documentId: string, since: number | string): Promise<string[]> {
+async function localesPublishedAfterOnSqlite(conn: Conn, teamId: string, documentId: string, since: number | string): Promise<string[]> {
   return await useClient(conn, (c) => c
     .query<{ locale: string }, [string, string, number | string]>(typeof since === 'number' ? SINCE_ORDINAL_SQL : SINCE_TIME_SQL)
     .all(teamId, documentId, since)
     .map((r) => r.locale))
 }
+
+export const listCanonicalIds = byDialect(listCanonicalIdsOnSqlite, pg.listCanonicalIds)
+export const listRowsOf = byDialect(listRowsOfOnSqlite, pg.listRowsOf)
+export const schedulesOfIds = byDialect(schedulesOfIdsOnSqlite, pg.schedulesOfIds)
+export const canonicalIdUsed = byDialect(canonicalIdUsedOnSqlite, pg.canonicalIdUsed)
+export const localesPublishedAfter = byDialect(localesPublishedAfterOnSqlite, pg.localesPublishedAfter)

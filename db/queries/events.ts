@@ -3,7 +3,11 @@
  * computed from, the webhooks subscribed to it, its outbox rows, and the site changes the
  * dispatcher coalesces.
  */
-import { useClient, type Conn, type Tx } from '../client'
+import { useClient, type SqliteConn as Conn, type SqliteTx as Tx } from '../client'
+import { byDialect } from '../dialect'
+import type { PgTxHandle } from '../pg/handle'
+import { teamPageRows } from '../pg/queries/page-tree'
+import * as pg from '../pg/queries/events'
 import { insertEvent, type NewEvent } from '../outbox/insert-event'
 import { siteChanges } from '../schema'
 
@@ -34,7 +38,7 @@ export interface PageRows {
 }
 
 /** Opens `PageRows` for `teamId` inside transaction `tx`. */
-export async function openPageRows(tx: Tx, teamId: string): Promise<PageRows> {
+async function openPageRowsOnSqlite(tx: Tx, teamId: string): Promise<PageRows> {
   return await useClient(tx, (c) => {
     const withUrls = new Set(
       c.query<{ name: string }, [string]>('SELECT name FROM content_types WHERE team_id = ? AND urls = 1').all(teamId).map((r) => r.name),
@@ -48,7 +52,7 @@ export async function openPageRows(tx: Tx, teamId: string): Promise<PageRows> {
 }
 
 /** The webhooks of the team subscribed to `eventType`. Runs on every publish: a cached statement (db/store.ts). */
-export async function subscribedWebhooks(conn: Conn, teamId: string, eventType: string): Promise<{ id: string }[]> {
+async function subscribedWebhooksOnSqlite(conn: Conn, teamId: string, eventType: string): Promise<{ id: string }[]> {
   return await useClient(conn, (c) => c
     .query<{ id: string; events: string }, [string]>('SELECT id, events FROM webhooks WHERE team_id = ?')
     .all(teamId)
@@ -56,13 +60,38 @@ export async function subscribedWebhooks(conn: Conn, teamId: string, eventType: 
 }
 
 /** Stores an event and its outbox rows in the caller's transaction (db/outbox/insert-event.ts). */
-export async function storeEvent(conn: Conn, e: NewEvent): Promise<number> {
+async function storeEventOnSqlite(conn: Conn, e: NewEvent): Promise<number> {
   return await useClient(conn, (c) => insertEvent(c, e))
 }
 
 /** A `site_changes` row: a team setting the site can see changed. */
-export async function insertSiteChange(tx: Tx, change: { teamId: string; status: 'template' | 'localization' | 'locales' | 'index'; userId: string | null }, at: number): Promise<void> {
+async function insertSiteChangeOnSqlite(tx: Tx, change: { teamId: string; status: 'template' | 'localization' | 'locales' | 'index'; userId: string | null }, at: number): Promise<void> {
   return await useClient(tx, () => {
     tx.insert(siteChanges).values({ teamId: change.teamId, status: change.status, userId: change.userId, occurredAt: at }).run()
   })
+}
+
+export const subscribedWebhooks = byDialect(subscribedWebhooksOnSqlite, pg.subscribedWebhooks)
+export const storeEvent = byDialect(storeEventOnSqlite, pg.storeEvent)
+export const insertSiteChange = byDialect(insertSiteChangeOnSqlite, pg.insertSiteChange)
+
+/**
+ * Opens `PageRows` for `teamId` inside transaction `tx`. PostgreSQL cannot answer the walk's
+ * synchronous readers: its team's canonicals are read first, in one query inside `tx`, and
+ * the same readers then answer from them (children by id, as db/pg/queries/events.ts's do).
+ */
+export async function openPageRows(tx: Tx | PgTxHandle, teamId: string): Promise<PageRows> {
+  if (tx.engine === 'sqlite') return await openPageRowsOnSqlite(tx, teamId)
+  const rows = await teamPageRows(tx.sql, teamId)
+  const withUrls = new Set(rows.withUrls)
+  const byId = new Map(rows.canonicals.map((r) => [r.id, r]))
+  const parentOf = (r: PageRow) => (JSON.parse(r.body) as { fields?: { parent?: unknown } }).fields?.parent
+  const live = rows.canonicals
+    .filter((r) => r.published === 1 && r.deleted_at === null && r.content_type !== null && withUrls.has(r.content_type))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  return {
+    withUrls,
+    canonical: (id) => byId.get(id) ?? null,
+    liveChildren: (id, limit) => live.filter((r) => parentOf(r) === id).slice(0, limit),
+  }
 }

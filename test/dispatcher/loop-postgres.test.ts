@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { join } from 'node:path'
-import { openDb, type Db } from '../../db/client'
+import { openDb, type SqliteDb as Db } from '../../db/client'
 import { pgClientOptions } from '../../db/pg/client'
 import { insertEvent } from '../../db/pg/outbox/insert-event'
 import { PgOutboxStore } from '../../db/pg/outbox/store'

@@ -4,7 +4,8 @@
  * the caller's transaction).
  */
 import type { SQL } from 'bun'
-import { ConcurrencyError, type SaveDoc } from '../../store'
+import { ConcurrencyError } from '../../store-common'
+import type { SaveDoc } from '../../store'
 import type { DocumentRow } from '../../schema'
 import { nextChangeVector } from './change-vector'
 

@@ -4,7 +4,8 @@
  * `revision_locales` upkeep): the same rows, the same body encoding, the same dense ordinal.
  */
 import type { SQL } from 'bun'
-import { summaryOf, type RevisionEntry } from '../../store'
+import { summaryOf } from '../../store-common'
+import type { RevisionEntry } from '../../store'
 import type { RevisionRow } from '../../schema'
 import { decodeStoredAll, encodeWith, nextOrdinal } from './revision-bodies'
 

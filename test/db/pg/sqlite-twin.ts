@@ -4,7 +4,7 @@
  */
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { openDb, type Db } from '../../../db/client'
+import { openDb, type SqliteDb as Db } from '../../../db/client'
 import { makeTestDir } from '../../helpers'
 
 export interface SqliteTwin {

@@ -6,7 +6,7 @@
 import { expect } from 'bun:test'
 import type { SQL } from 'bun'
 import type { Database } from 'bun:sqlite'
-import type { Db } from '../../../../db/client'
+import type { SqliteDb as Db } from '../../../../db/client'
 import { outboxTestDb } from '../outbox/fixtures'
 import { sqliteTwin } from '../sqlite-twin'
 
