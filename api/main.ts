@@ -22,10 +22,6 @@ const log = createLogger(config.logLevel, 'api')
 const db: Db = config.databaseUrl ? await openPostgres('api', config) : openDbOrExit('api', config.databasePath)
 if (!config.databaseUrl) warnIfExposed(log, config.databasePath)
 const where = config.databaseUrl ? { databaseUrl: maskUrl(config.databaseUrl) } : { databasePath: config.databasePath }
-if (config.databaseUrl) {
-  // Said at every start: the events this api writes wait in the outbox until a dispatcher sends them.
-  log.warn(where, 'the dispatcher does not run on PostgreSQL yet: webhook events and scheduled publishes wait in the database until it does (docs/postgresql.md)')
-}
 const metrics = createMetrics()
 primePublishOutcomes(metrics)
 if (!await hasAnyTeam(db)) {

@@ -3,10 +3,10 @@
  * the index job, site-change coalescing and a step of the retention sweep. Each step is
  * logged and skipped when it fails, and never keeps deliveries from going out. The checkpoint
  * and the retention sweep are outbox work (OutboxStore); schedules, the index job, revision
- * compression and site changes are core's and run on the SQLite database (`db`) until core/
- * runs on PostgreSQL too.
+ * compression and site changes run on `db`, SQLite or PostgreSQL (revision compression on
+ * SQLite only).
  */
-import type { SqliteDb as Db, MayWrite } from '../db/client'
+import type { Db, MayWrite } from '../db/client'
 import type { OutboxStore } from '../db/outbox/store'
 import type { Logger } from '../core/log'
 import { countPersisted, WORKER_PUBLISH_REVISIONS } from '../core/metrics'
@@ -70,7 +70,10 @@ export function createBookkeeping(deps: BookkeepingDeps): (at: number, busy: boo
       }
     })
     await safely('index job', () => runIndexJob(db, mayWrite))
-    await safely('revision compression', () => compressRevisionsStep(db, mayWrite, log))
+    // SQLite only: it converts revision bodies written as plain text before compression (SQLite
+    // migration 0009) in SQLite's file; a PostgreSQL database holds no such rows (its bodies are
+    // always encoded blobs, and copy-to-postgres copies them encoded).
+    if (db.engine === 'sqlite') await safely('revision compression', () => compressRevisionsStep(db, mayWrite, log))
     await safely('site changes', async () => {
       const rules = { now: at, quietMs: deps.siteChangeQuietMs, maxHoldMs: deps.siteChangeMaxHoldMs }
       for (const teamId of await emitDueSiteChanges(db, rules, mayWrite)) log.info({ teamId }, 'site.changed emitted')

@@ -1,5 +1,5 @@
 /** What `createDispatcher` (loop.ts) is given: its database, logger, clock and limits. */
-import type { SqliteDb as Db } from '../db/client'
+import type { Db } from '../db/client'
 import type { OutboxStore } from '../db/outbox/store'
 import type { Logger } from '../core/log'
 import type { Metrics } from '../core/metrics'
@@ -7,7 +7,10 @@ import type { Lookup } from '../core/delivery/ssrf'
 
 /** The dependencies and settings of one dispatcher; only `db`, `log`, `metrics` and `pollMs` are required. */
 export interface DispatcherDeps {
-  /** The SQLite database core's work runs on (schedules, site changes, the index job, revision compression). */
+  /**
+   * The database core's work runs on (schedules, site changes, the index job, revision
+   * compression): SQLite, or PostgreSQL with `store` a PgOutboxStore on the same server.
+   */
   db: Db
   /**
    * Where every piece of outbox work goes (db/outbox/store.ts). Default: the outbox of `db`

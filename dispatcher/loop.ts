@@ -48,7 +48,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     concurrency, perWebhook, maxStalled: deps.maxStalled ?? 4 * concurrency, maxQueueWaitMs, stallMs: STALL_MS, fastMs: FAST_MS,
     claimAhead: maxQueueWaitMs >= 3000 ? (deps.claimAhead ?? 4 * perWebhook) : 0,
   })
-  const store = deps.store ?? new SqliteOutboxStore(db, { livenessDir: deps.livenessDir, leaseMs })
+  const store = deps.store ?? sqliteStore(db, deps.livenessDir, leaseMs)
   const random = deps.random ?? Math.random
   // One options object for every send (a delivery's JavaScript is counted in microseconds).
   const sendOptions: DeliverOptions = { fetch: deps.fetch ?? fetch, timeoutMs, allowPrivateTargets: deps.allowPrivateTargets ?? false, lookup: deps.lookup, now }
@@ -283,4 +283,10 @@ export function createDispatcher(deps: DispatcherDeps) {
     },
     inFlight: () => inFlight,
   }
+}
+
+/** The default store: the outbox of `db`, which must then be SQLite (PostgreSQL passes its PgOutboxStore). */
+function sqliteStore(db: DispatcherDeps['db'], livenessDir: string | undefined, leaseMs: number): SqliteOutboxStore {
+  if (db.engine !== 'sqlite') throw new Error('a dispatcher on PostgreSQL needs its store passed in (PgOutboxStore)')
+  return new SqliteOutboxStore(db, { livenessDir, leaseMs })
 }

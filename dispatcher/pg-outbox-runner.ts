@@ -1,6 +1,6 @@
 /**
- * The outbox half of the dispatcher on PostgreSQL, for tests and benches, until core runs on
- * PostgreSQL (dispatcher/main.ts stops with exit 78 when DATABASE_URL is set; docs/postgresql.md
+ * The outbox half of the dispatcher on PostgreSQL, for tests and benches (written before
+ * dispatcher/main.ts ran on PostgreSQL, which it now does with DATABASE_URL set; docs/postgresql.md
  * "The outbox on PostgreSQL"). It is not a way to run the service: it sends what the outbox at
  * DATABASE_URL holds and nothing else. Schedules, site changes and the other core work of a full
  * pass run on an empty SQLite file of its own, where they find nothing to do, as

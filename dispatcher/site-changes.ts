@@ -4,9 +4,11 @@
  * transaction (spec.md "Rules for site.changed").
  */
 import { and, desc, eq, isNull, lte, max, min, sql } from 'drizzle-orm'
-import type { SqliteDb as Db, MayWrite } from '../db/client'
+import type { SQL } from 'bun'
+import type { Db, MayWrite, SqliteDb } from '../db/client'
 import { siteChanges, teams } from '../db/schema'
 import { enqueueEvent } from '../core/events/record'
+import type { EventPayload } from '../core/webhooks/model'
 import { shouldEmit } from './coalesce'
 
 /**
@@ -15,7 +17,8 @@ import { shouldEmit } from './coalesce'
  * applied. A deployment with a real index build would set `indexedGeneration` when it finishes,
  * and site.changed waits for that (bounded by the max hold).
  */
-export function runIndexJob(db: Db, mayWrite: MayWrite = () => true): number {
+export async function runIndexJob(db: Db, mayWrite: MayWrite = () => true): Promise<number> {
+  if (db.engine === 'pg') return await runIndexJobOnPg(db.sql)
   // A read first, as for claims: an idle poll never takes the write lock.
   if (!db.$client.query('SELECT 1 FROM teams WHERE indexed_generation < index_generation LIMIT 1').get() || !mayWrite()) return 0
   return db.$client.query('UPDATE teams SET indexed_generation = index_generation WHERE indexed_generation < index_generation').run().changes
@@ -26,7 +29,14 @@ export function runIndexJob(db: Db, mayWrite: MayWrite = () => true): number {
  * Safe with two dispatchers: the marking UPDATE decides who emits.
  * Returns the team ids that got an event.
  */
-export async function emitDueSiteChanges(db: Db, rules: { now: number; quietMs: number; maxHoldMs: number }, mayWrite: MayWrite = () => true): Promise<string[]> {
+export async function emitDueSiteChanges(db: Db, rules: SiteChangeRules, mayWrite: MayWrite = () => true): Promise<string[]> {
+  if (db.engine === 'pg') return await emitDueSiteChangesOnPg(db, rules)
+  return await emitDueSiteChangesOnSqlite(db, rules, mayWrite)
+}
+
+type SiteChangeRules = { now: number; quietMs: number; maxHoldMs: number }
+
+async function emitDueSiteChangesOnSqlite(db: SqliteDb, rules: SiteChangeRules, mayWrite: MayWrite): Promise<string[]> {
   const held = db
     .select({ teamId: siteChanges.teamId, firstAt: min(siteChanges.occurredAt), lastAt: max(siteChanges.occurredAt), maxId: max(siteChanges.id) })
     .from(siteChanges)
@@ -59,6 +69,53 @@ export async function emitDueSiteChanges(db: Db, rules: { now: number; quietMs: 
       { behavior: 'immediate' },
     )
     if (done) emitted.push(h.teamId)
+  }
+  return emitted
+}
+
+/** `runIndexJob` on PostgreSQL: the same read first, then the same UPDATE (no write lock to ask for). */
+async function runIndexJobOnPg(sql: SQL): Promise<number> {
+  const [pending] = await sql`SELECT 1 FROM teams WHERE indexed_generation < index_generation LIMIT 1`
+  if (!pending) return 0
+  const done = await sql`UPDATE teams SET indexed_generation = index_generation WHERE indexed_generation < index_generation`
+  return done.count
+}
+
+interface HeldOnPg { team_id: string; first_at: number; last_at: number; max_id: number }
+
+/**
+ * `emitDueSiteChanges` on PostgreSQL. Safe with several dispatchers as on SQLite: the marking
+ * UPDATE decides who emits (a second dispatcher's UPDATE waits for the first's row locks, then
+ * finds the rows marked and covers none).
+ */
+async function emitDueSiteChangesOnPg(db: Extract<Db, { engine: 'pg' }>, rules: SiteChangeRules): Promise<string[]> {
+  const held = await db.sql<HeldOnPg[]>`
+    SELECT team_id, min(occurred_at)::float8 AS first_at, max(occurred_at)::float8 AS last_at, max(id)::float8 AS max_id
+    FROM site_changes WHERE emitted_at IS NULL GROUP BY team_id`
+  const emitted: string[] = []
+  for (const h of held) {
+    const [team] = await db.sql<{ id: string; workspace_id: string; caught_up: boolean }[]>`
+      SELECT id, workspace_id, indexed_generation >= index_generation AS caught_up FROM teams WHERE id = ${h.team_id}`
+    const indexCaughtUp = !team || team.caught_up
+    if (!shouldEmit({ firstAt: h.first_at, lastAt: h.last_at }, { ...rules, indexCaughtUp })) continue
+    const done = await db.transaction(async (tx) => {
+      if (tx.engine !== 'pg') throw new Error('a PostgreSQL transaction gave a SQLite handle')
+      const covered = await tx.sql`
+        UPDATE site_changes SET emitted_at = ${rules.now}
+        WHERE team_id = ${h.team_id} AND emitted_at IS NULL AND id <= ${h.max_id} RETURNING id`
+      if (covered.length === 0 || !team) return false
+      // The latest change names the status and the acting user of the coalesced event.
+      const [latest] = await tx.sql<{ occurred_at: number; user_id: string | null; status: string }[]>`
+        SELECT occurred_at::float8 AS occurred_at, user_id, status FROM site_changes
+        WHERE team_id = ${h.team_id} AND id <= ${h.max_id} ORDER BY id DESC LIMIT 1`
+      await enqueueEvent(tx, {
+        v: 2, eventType: 'site.changed', eventId: Bun.randomUUIDv7(), occurredAt: new Date(latest!.occurred_at).toISOString(),
+        teamId: team.id, workspaceId: team.workspace_id, userId: latest!.user_id, documentId: null, collection: null,
+        locales: [], status: latest!.status as EventPayload['status'], url: '', urls: {}, previousUrls: [], scope: 'site',
+      }, rules.now)
+      return true
+    })
+    if (done) emitted.push(h.team_id)
   }
   return emitted
 }

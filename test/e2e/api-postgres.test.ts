@@ -39,10 +39,6 @@ describePg('the api on PostgreSQL answers as on SQLite', () => {
     bases = { sqlite: `http://127.0.0.1:${a!.port}`, pg: `http://127.0.0.1:${b!.port}` }
   }, 60_000)
 
-  test('the api on PostgreSQL says at start that the dispatcher does not run there yet; the one on SQLite does not', () => {
-    const said = (x: (typeof apis)[number]) => x.stdout.text.includes('the dispatcher does not run on PostgreSQL yet')
-    expect(apis.map(said)).toEqual([false, true])
-  })
   afterAll(async () => {
     await Promise.all(apis.map((a) => a.stop()))
     await pg?.drop()

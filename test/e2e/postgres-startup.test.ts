@@ -2,14 +2,14 @@
  * The api, the dispatcher, the CLI and `bun start` with DATABASE_URL set, as real processes
  * against the real server: a URL that cannot be one is a configuration error (78); a server,
  * login or database that cannot be used is one line naming DATABASE_URL and exit 1; a good URL
- * is migrated, then the api serves from it and the others stop (78): they do not run on
- * PostgreSQL yet. No output ever holds the password, and no SQLite file is made on the way.
+ * is migrated, then the api and the dispatcher run on it and the CLI and `bun start` stop (78):
+ * they do not run on PostgreSQL yet. No output ever holds the password, and no SQLite file is made on the way.
  */
 import { afterAll, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { makeTestDir } from '../helpers'
+import { collectOutput, makeTestDir, waitFor } from '../helpers'
 import { describePg, PG_MIGRATIONS, PG_TABLES, pgDatabase, publicTables, TEST_DATABASE_URL, withDatabase, type PgTestDatabase } from '../pg/harness'
 import { MIGRATIONS_TABLE } from '../../db/pg/migrate'
 
@@ -87,8 +87,8 @@ describePg('PostgreSQL at startup', () => {
     expect(output).not.toContain(PASSWORD)
   }, 60_000)
 
-  test('a good URL: the database is migrated, then the process stops (78) pointing to docs/postgresql.md (all but the api)', async () => {
-    for (const [name, argv] of PROCESSES.filter(([name]) => name !== 'api')) {
+  test('a good URL: the database is migrated, then the process stops (78) pointing to docs/postgresql.md (all but the api and the dispatcher)', async () => {
+    for (const [name, argv] of PROCESSES.filter(([name]) => name !== 'api' && name !== 'dispatcher')) {
       const d = await pgDatabase({ migrate: false })
       dbs.push(d)
       const url = new URL(d.url)
@@ -96,7 +96,7 @@ describePg('PostgreSQL at startup', () => {
       const { code, output, lines } = await run(argv, url.href)
       expect({ name, code, lines }).toEqual({
         name, code: 78,
-        lines: [`${name}: DATABASE_URL=${masked(url.href)} is reachable and migrated, but the ${name} does not run on PostgreSQL yet (only the api does); unset DATABASE_URL to use the SQLite file at DATABASE_PATH. See docs/postgresql.md.`],
+        lines: [`${name}: DATABASE_URL=${masked(url.href)} is reachable and migrated, but the ${name} does not run on PostgreSQL yet (only the api and the dispatcher do); unset DATABASE_URL to use the SQLite file at DATABASE_PATH. See docs/postgresql.md.`],
       })
       expect(output).not.toContain(PASSWORD)
       const sql = new SQL({ url: d.url, max: 1 })
@@ -106,4 +106,22 @@ describePg('PostgreSQL at startup', () => {
     }
     expect(existsSync(databasePath)).toBe(false)
   }, 120_000)
+
+  test('a good URL: the dispatcher migrates it and runs (no 78); SIGTERM stops it with 0', async () => {
+    const d = await pgDatabase({ migrate: false })
+    dbs.push(d)
+    const url = new URL(d.url)
+    url.password = PASSWORD
+    const env = { ...process.env, LOG_LEVEL: 'info', DATABASE_PATH: databasePath, DATABASE_URL: url.href }
+    const proc = Bun.spawn(['bun', 'dispatcher/main.ts'], { cwd: root, env, stdout: 'pipe', stderr: 'pipe' })
+    const out = collectOutput(proc.stdout)
+    const err = collectOutput(proc.stderr)
+    await waitFor(() => out.text.includes('dispatcher started'), 20_000, 'dispatcher started')
+    proc.kill('SIGTERM')
+    expect(await proc.exited).toBe(0)
+    await Promise.all([out.done, err.done])
+    expect(out.text + err.text).not.toContain(PASSWORD)
+    expect(await publicTables(d.url)).toEqual(PG_TABLES)
+    expect(existsSync(databasePath)).toBe(false)
+  }, 60_000)
 })
