@@ -3,7 +3,9 @@
  * fresh database (seeded as test/e2e/api-postgres.test.ts does: the seed is written to SQLite and
  * copied over with `cli copy-to-postgres`): a publish over HTTP reaches a real receiver on
  * 127.0.0.1, signed, and the delivery log over HTTP says delivered; a scheduled publish due in
- * about a second is published by the dispatcher and its event delivered too. No SQLite file is made.
+ * about a second is published by the dispatcher and its event delivered too; a burst of team
+ * setting changes (one of them the content index, which the index job must catch up first)
+ * yields one site.changed. No SQLite file is made.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { existsSync, rmSync } from 'node:fs'
@@ -41,7 +43,7 @@ describePg('the dispatcher on PostgreSQL', () => {
     base = `http://127.0.0.1:${(await api.listening()).port}`
     dispatcher = Bun.spawn(['bun', 'dispatcher/main.ts'], {
       cwd: root, stdout: 'pipe', stderr: 'pipe',
-      env: { ...process.env, ...env, LOG_LEVEL: 'info', DISPATCHER_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '1000', DISPATCHER_LEASE_MS: '5000' },
+      env: { ...process.env, ...env, LOG_LEVEL: 'info', DISPATCHER_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '1000', DISPATCHER_LEASE_MS: '5000', SITE_CHANGE_QUIET_MS: '300', SITE_CHANGE_MAX_HOLD_MS: '60000' },
     })
     dispatcherOut = collectOutput(dispatcher.stdout as ReadableStream<Uint8Array>)
     dispatcherErr = collectOutput(dispatcher.stderr as ReadableStream<Uint8Array>)
@@ -104,6 +106,27 @@ describePg('the dispatcher on PostgreSQL', () => {
     expect(dispatcherOut.text).toContain('scheduled publish')
     await waitFor(async () => (await deliveries()).filter((d) => d.status === 'delivered').length === 2, 10_000, 'both delivered in the log')
     // Every step of every pass ran on PostgreSQL without failing (the index job and site changes included).
+    expect(dispatcherOut.text + dispatcherErr.text).not.toContain('step failed')
+  }, 60_000)
+
+  test('a burst of site changes yields one site.changed, after the index job has caught up', async () => {
+    const hook = await call('POST', `/teams/${TEAM}/webhooks`, { label: 'site', provider: 'custom', target: `${rx.url}?site`, events: ['site.changed'] }, TOKENS.webhooks)
+    expect(hook.status).toBe(201)
+    const siteEvents = () => rx.requests.filter((r) => JSON.parse(r.body).eventType === 'site.changed')
+    for (const [path, body] of [
+      ['/locales', { locales: ['en', 'de'], defaultLocale: 'en' }],
+      ['/localization', { fallbacks: { de: 'en' } }],
+      ['/content-index', { fields: ['title'] }],
+      ['/locales', { locales: ['en', 'de', 'fr'], defaultLocale: 'en' }],
+    ] as const) expect((await call('PUT', `/teams/${TEAM}${path}`, body)).status).toBe(200)
+    await waitFor(() => siteEvents().length > 0, 10_000, 'site.changed')
+    await Bun.sleep(800)
+    const sent = siteEvents()
+    expect(sent.map((r) => JSON.parse(r.body)).map(({ eventType, status, scope, documentId, userId }) => ({ eventType, status, scope, documentId, userId }))).toEqual([
+      { eventType: 'site.changed', status: 'locales', scope: 'site', documentId: null, userId: 'u-editor' },
+    ])
+    expect(verifySignature(sent[0]!.body, sent[0]!.headers['x-service-signature'], hook.body.secret)).toBe(true)
+    expect(dispatcherOut.text).toContain('site.changed emitted')
     expect(dispatcherOut.text + dispatcherErr.text).not.toContain('step failed')
   }, 60_000)
 })
