@@ -7,6 +7,8 @@ import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 import { startReceiver, type TestReceiver } from '../test-receiver'
 import { createDispatcher } from '../../dispatcher/loop'
 import { createLogger } from '../../core/log'
+import { enqueueEvent } from '../../core/events/record'
+import { samplePayload } from '../../core/webhooks/deliveries'
 
 export const page = (id: string, parent: string | null, locales: Record<string, { title: string; slug: string }>) =>
   ({ id, contentType: 'page', fields: { parent }, locales })
@@ -26,6 +28,14 @@ export function loopFixture() {
       allowPrivateTargets: true, timeoutMs: 2000, random: () => 0.5, siteChangeQuietMs: 30_000, siteChangeMaxHoldMs: 1_800_000, ...over,
     }),
     payloads: () => fx.rx.requests.map((r) => JSON.parse(r.body)),
+    /** `n` events for the team's webhooks, committed in one transaction. */
+    enqueue: (n: number) =>
+      fx.ctx.db.transaction(async (tx) => {
+        for (let i = 0; i < n; i++) await enqueueEvent(tx, samplePayload({ id: TEAM, workspaceId: 'main', defaultLocale: 'en' }, 'content.published', 'u-editor'))
+      }),
+    /** The outbox by status: how many rows, how many still leased. */
+    outboxState: () =>
+      fx.ctx.db.$client.query(`SELECT status, COUNT(*) AS n, COUNT(lease_token) AS leased FROM outbox GROUP BY status ORDER BY status`).all(),
     publish: async (doc: ReturnType<typeof page>) => {
       expect((await fx.ctx.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
       expect((await fx.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [doc.id] } })).body[0].status).toBe(0)

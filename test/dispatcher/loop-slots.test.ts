@@ -1,8 +1,6 @@
 /** The dispatcher loop driven in-process with `runOnce(now)` and a hand-moved clock. */
 import { expect, test } from 'bun:test'
 import { holdWriteLock, TEAM, TOKENS, waitFor } from '../helpers'
-import { enqueueEvent } from '../../core/events/record'
-import { samplePayload } from '../../core/webhooks/deliveries'
 import { startReceiver } from '../test-receiver'
 import { createLogger } from '../../core/log'
 import { loopFixture, page } from './loop-fixture'
@@ -27,12 +25,7 @@ function countingReceiver(delayMs: number) {
   })
   return { state, url: `http://127.0.0.1:${server.port}/hook`, stop: () => server.stop(true) }
 }
-const enqueue = async (n: number) =>
-  await fx.ctx.db.transaction(async (tx) => {
-    for (let i = 0; i < n; i++) await enqueueEvent(tx, samplePayload({ id: TEAM, workspaceId: 'main', defaultLocale: 'en' }, 'content.published', 'u-editor'))
-  })
-const outboxState = () =>
-  fx.ctx.db.$client.query(`SELECT status, COUNT(*) AS n, COUNT(lease_token) AS leased FROM outbox GROUP BY status ORDER BY status`).all()
+const { enqueue, outboxState } = fx
 
 test('rows claimed ahead of free slots: never more than perWebhook in flight, every row sent once and recorded', async () => {
   const rx2 = countingReceiver(2)

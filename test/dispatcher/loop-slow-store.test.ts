@@ -7,8 +7,6 @@
  */
 import { expect, test } from 'bun:test'
 import { TEAM, TOKENS, waitFor } from '../helpers'
-import { enqueueEvent } from '../../core/events/record'
-import { samplePayload } from '../../core/webhooks/deliveries'
 import { SqliteOutboxStore } from '../../db/outbox/sqlite-store'
 import type { StoreClaimOptions } from '../../db/outbox/store'
 import { loopFixture } from './loop-fixture'
@@ -72,18 +70,13 @@ function countingReceiver(delayMs: number) {
   })
   return { state, url: `http://127.0.0.1:${server.port}/hook`, stop: () => server.stop(true) }
 }
-const enqueue = (n: number) =>
-  fx.ctx.db.transaction((tx) => {
-    for (let i = 0; i < n; i++) enqueueEvent(tx, samplePayload({ id: TEAM, workspaceId: 'main', defaultLocale: 'en' }, 'content.published', 'u-editor'))
-  })
-const outboxState = () =>
-  fx.ctx.db.$client.query(`SELECT status, COUNT(*) AS n, COUNT(lease_token) AS leased FROM outbox GROUP BY status ORDER BY status`).all()
+const { enqueue, outboxState } = fx
 
 test('a store that answers later: one claim at a time, every row sent once, at most perWebhook on the wire', async () => {
   const rx = countingReceiver(2)
   try {
     await fx.ctx.call('PATCH', `/teams/${TEAM}/webhooks/${fx.hook.id}`, { token: TOKENS.webhooks, body: { target: rx.url } })
-    enqueue(150)
+    await enqueue(150)
     const store = new SlowStore(fx.ctx.db, 3)
     const d = fx.dispatcher({ store, now: Date.now, perWebhook: 4, concurrency: 64, leaseMs: 60_000 })
     d.start()
@@ -103,7 +96,7 @@ test('stop() while a claim is on its way: the rows it brings back are given back
   const rx = countingReceiver(0)
   try {
     await fx.ctx.call('PATCH', `/teams/${TEAM}/webhooks/${fx.hook.id}`, { token: TOKENS.webhooks, body: { target: rx.url } })
-    enqueue(3)
+    await enqueue(3)
     let open: () => void = () => {}
     const gate = new Promise<void>((resolve) => (open = resolve))
     /** A claim that answers when the test says so. */

@@ -55,7 +55,7 @@ test('a process that wrote outbox rows with a dispatcher listening exits when it
     import { enqueueEvent } from './core/events/record'
     import { samplePayload } from './core/webhooks/deliveries'
     const db = openDb(${JSON.stringify(ctx.path)})
-    db.transaction((tx) => enqueueEvent(tx, samplePayload({ id: '${TEAM}', workspaceId: 'main', defaultLocale: 'en' }, 'content.published', 'u')))`
+    await db.transaction((tx) => enqueueEvent(tx, samplePayload({ id: '${TEAM}', workspaceId: 'main', defaultLocale: 'en' }, 'content.published', 'u')))`
   const p = Bun.spawn(['bun', '-e', script], { cwd: new URL('../..', import.meta.url).pathname, stdout: 'ignore', stderr: 'inherit' })
   const exited = await Promise.race([p.exited, Bun.sleep(10_000).then(() => 'still running')])
   if (exited === 'still running') p.kill('SIGKILL')
