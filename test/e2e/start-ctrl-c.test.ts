@@ -25,9 +25,10 @@ beforeAll(async () => {
  * `bun start` in a terminal of its own (util-linux `script` makes the pty); resolves once both
  * processes have said they run. `script` runs its command with `$SHELL -c`: `exec` makes bun start
  * the terminal's foreground process itself, as an interactive shell's job is, whatever the shell.
- * Without it a dash that stays in between gets the Ctrl-C too and reports 130 for a bun start that
- * exited 0: every run failed so where SHELL is unset or /bin/sh (most likely CI, which failed this test twice while it passed hundreds of times under bash), none where it is bash. SHELL
- * is set to /bin/sh here so that every machine runs the same thing.
+ * Without it a dash that stays in between gets the Ctrl-C too and reports 130 for a bun start
+ * that exited 0: every run fails so where SHELL is unset or /bin/sh (most likely CI, which failed
+ * this test twice while it passed hundreds of times under bash), none where it is bash. SHELL is
+ * set to /bin/sh here so that every machine runs the same thing.
  */
 function startInTerminal() {
   const proc = Bun.spawn(['script', '-qfec', 'exec bun scripts/start.ts', '/dev/null'], {
