@@ -47,9 +47,11 @@ let force = (signal: string) => {
   process.exit(1)
 }
 onStopSignals({ stop: (signal) => void stop(signal), force: (signal) => force(signal) })
-// On PostgreSQL a compiled binary does not wait for the schema: openPostgres has already
-// connected, and the api migrates under the advisory lock before it serves.
-if (compiled && db.engine === 'sqlite') await waitForSchema(db, log, { path: config.databasePath })
+// The compiled binary waits for the api's migration on either engine (on PostgreSQL openPostgres
+// has connected; the api migrates under the advisory lock), rather than fail every step on
+// missing tables until it comes.
+const where = config.databaseUrl ? { databaseUrl: maskUrl(config.databaseUrl) } : { databasePath: config.databasePath }
+if (compiled) await waitForSchema(db, log, { where })
 const dispatcher = createDispatcher({
   db, store, log, metrics: createMetrics(), pollMs: config.dispatcherPollMs,
   timeoutMs: config.webhookTimeoutMs, allowPrivateTargets: config.allowPrivateTargets,
@@ -66,7 +68,6 @@ const dispatcher = createDispatcher({
 // Not on PostgreSQL: the server runs its own checkpoints (and autovacuum); there is no file here to copy into.
 const checkpointer = db.engine === 'sqlite' ? startCheckpointer() : null
 dispatcher.start()
-const where = config.databaseUrl ? { databaseUrl: maskUrl(config.databaseUrl) } : { databasePath: config.databasePath }
 log.info({ ...where, pollMs: config.dispatcherPollMs, allowPrivateTargets: config.allowPrivateTargets }, 'dispatcher started')
 
 force = (signal: string) => {

@@ -22,7 +22,7 @@ test('a long wait for the migration warns, naming DATABASE_PATH, again later, an
     warn: (o: object, msg: string) => lines.push({ level: 'warn', msg, o: o as Record<string, unknown> }),
   }
   let done = false
-  const waiting = waitForSchema(db, log, { path, pollMs: 10, warnAfterMs: 100, warnEveryMs: 200 }).then(() => (done = true))
+  const waiting = waitForSchema(db, log, { where: { databasePath: path }, pollMs: 10, warnAfterMs: 100, warnEveryMs: 200 }).then(() => (done = true))
   const warnings = await waitFor(() => { const w = lines.filter((l) => l.level === 'warn'); return w.length >= 2 ? w : null }, 5000, 'two warnings')
   expect(done).toBe(false)
   // Not one per poll (every 10 ms): after 100 ms, then 200 ms later.
@@ -50,7 +50,7 @@ test('a database migrated past what the binary was built with (the api upgraded,
     info: (o: object, msg: string) => lines.push({ level: 'info', msg, o: o as Record<string, unknown> }),
     warn: (o: object, msg: string) => lines.push({ level: 'warn', msg, o: o as Record<string, unknown> }),
   }
-  await waitForSchema(db, log, { path, pollMs: 10 })
+  await waitForSchema(db, log, { where: { databasePath: path }, pollMs: 10 })
   expect(lines).toEqual([{
     level: 'warn',
     msg: 'the database was migrated by a newer api than this dispatcher was built from: rebuild and reinstall the dispatcher binary (docs/operations.md#upgrading)',
@@ -59,7 +59,7 @@ test('a database migrated past what the binary was built with (the api upgraded,
   // At the schema it was built with: nothing said.
   const same = openDb(join(dir, 'same.db'))
   const quiet: unknown[] = []
-  await waitForSchema(same, { info: (o) => quiet.push(o), warn: (o) => quiet.push(o) }, { path: 'same.db', pollMs: 10 })
+  await waitForSchema(same, { info: (o) => quiet.push(o), warn: (o) => quiet.push(o) }, { where: { databasePath: 'same.db' }, pollMs: 10 })
   expect(quiet).toEqual([])
   db.$client.close()
   same.$client.close()
