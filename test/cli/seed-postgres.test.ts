@@ -49,7 +49,7 @@ async function rowsOf(db: Db): Promise<Record<string, unknown>> {
   const documents = out.documents as { team_id: string; id: string; kind: string }[]
   const revisions: Record<string, unknown> = {}
   for (const d of documents.filter((d) => d.kind === 'canonical')) {
-    revisions[`${d.team_id} ${d.id}`] = (await listRevisions(db, d.team_id, d.id, 0, 100)).map((r) => ({ ordinal: r.ordinal, forced: r.forced, body: timeless(r.body) }))
+    revisions[`${d.team_id} ${d.id}`] = (await listRevisions(db, d.team_id, d.id, 0, 100)).map((r) => ({ ordinal: r.ordinal, stamped: r.stamped, body: timeless(r.body) }))
   }
   return { ...out, revisions }
 }
