@@ -2,7 +2,7 @@
  * `bun run cli seed` with DATABASE_URL, as a real process against a fresh PostgreSQL database: the
  * same teams, users, memberships, content types, documents and revisions as the same file seeded
  * into a SQLite file; idempotent as there (no extra Published Version); a seed that fails partway
- * leaves the database as it was; two seeds at once both succeed and publish once.
+ * leaves the database as it was; two seeds at once both succeed and publish once. And push-index there.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { SQL } from 'bun'
@@ -14,7 +14,7 @@ import { seed } from '../../cli/seed'
 import { testSeed } from '../helpers'
 import { describePg, PG_TABLES, pgDatabase, type PgTestDatabase } from '../pg/harness'
 import { plain } from '../db/pg/queries/twin'
-import { runSeed, seedDir } from './seed-fixture'
+import { root, runSeed, seedDir } from './seed-fixture'
 
 const dir = seedDir()
 
@@ -119,6 +119,19 @@ describePg('bun run cli seed on PostgreSQL', () => {
     expect({ code: run.code, out: run.out }).toEqual({ code: 1, out: '' })
     expect(run.err).toContain('seed failed: Team bad, document pages/x: Unknown content type: nope.')
     expect(await everyRow(sql)).toEqual(before)
+  }, 60_000)
+
+  test('bun run cli push-index on PostgreSQL: a team must be named when there are two, then the definition is stored', async () => {
+    const file = join(dir, 'index.json')
+    writeFileSync(file, JSON.stringify({ fields: ['title'], b: 1 }))
+    const run = (...args: string[]) => Bun.spawnSync(['bun', 'run', 'cli', 'push-index', file, ...args], { cwd: root, env: { ...process.env, DATABASE_PATH: join(dir, 'never.db'), DATABASE_URL: d.url } })
+    const unnamed = run()
+    expect({ code: unnamed.exitCode, out: unnamed.stdout.toString() }).toEqual({ code: 1, out: '' })
+    expect(unnamed.stderr.toString()).toContain('push-index failed: name the team: the database holds 2 teams (acme, other)')
+    const named = run('acme')
+    expect({ code: named.exitCode, answer: JSON.parse(named.stdout.toString()) }).toEqual({ code: 0, answer: { ok: true, databaseUrl: d.url, indexGeneration: 1 } })
+    const [team] = await sql`SELECT content_index::text AS definition, index_generation FROM teams WHERE id = 'acme'`
+    expect(team).toEqual({ definition: '{"fields":["title"],"b":1}', index_generation: 1 })
   }, 60_000)
 
   test('two seeds at once on an empty database both succeed, and each document is published once', async () => {
