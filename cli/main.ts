@@ -4,20 +4,16 @@
  * "Events": the push command's deploy sends site.changed `index`). contract.md writes it without
  * a team: that works when the database holds exactly one team.
  * `bun run cli copy-to-postgres [--from <file>] [--to <url>]`: cli/copy-to-postgres.ts.
+ * With DATABASE_URL set, seed and push-index run on PostgreSQL (docs/postgresql.md), as the api does.
  */
-import { openDbOrExit } from '../db/client'
+import { closeDb, openDbOrExit, type Db } from '../db/client'
+import { teamIds } from '../db/queries/teams'
+import { maskUrl } from '../db/pg/url'
 import { loadConfigOrExit } from '../core/config'
 import { applySeed, checkSeedFile, type SeedFile } from './seed'
 import { bodyProblem, MAX_BODY_DEPTH } from '../core/body'
 import { pushContentIndex } from '../core/teams/settings'
-import { stopOnPostgres } from '../core/postgres-startup'
-
-/**
- * The commands that run with DATABASE_URL set: the copy of a SQLite database into PostgreSQL
- * (dispatched below, before anything opens a database). core/ runs on SQLite only, so every
- * other command connects, migrates and stops (core/postgres-startup.ts).
- */
-const POSTGRES_COMMANDS: readonly string[] = ['copy-to-postgres']
+import { openPostgres } from '../core/postgres-startup'
 
 const args = process.argv.slice(2)
 const [command, file, teamId] = args
@@ -36,7 +32,6 @@ if (!file || !(command === 'seed' || command === 'push-index') || args.length > 
   process.exit(2)
 }
 const config = loadConfigOrExit('cli')
-if (config.databaseUrl && !POSTGRES_COMMANDS.includes(command)) await stopOnPostgres('cli', config)
 // The file first: a missing or broken file must not create (and migrate) a database on its way out.
 let input: unknown
 try {
@@ -55,7 +50,10 @@ try {
   console.error(`${command} failed: ${(e as Error).message}`)
   process.exit(1)
 }
-const db = openDbOrExit('cli', config.databasePath)
+// With DATABASE_URL, PostgreSQL (connected and migrated under its lock, core/postgres-startup.ts); else the SQLite file.
+const db: Db = config.databaseUrl ? await openPostgres('cli', config) : openDbOrExit('cli', config.databasePath)
+/** Where the command wrote, for its answer line (the URL without its password). */
+const where = config.databaseUrl ? { databaseUrl: maskUrl(config.databaseUrl) } : { databasePath: config.databasePath }
 
 /** What `PUT /teams/{teamId}/content-index` takes: a JSON object within the route's limits (docs/api/overview.md#limits). */
 function checkIndexFile(definition: unknown, bytes: number): void {
@@ -65,8 +63,8 @@ function checkIndexFile(definition: unknown, bytes: number): void {
 }
 
 /** The team of a one-team database; with several, the command must name one. */
-function onlyTeam(): string {
-  const ids = (db.$client.query('SELECT id FROM teams ORDER BY id').all() as { id: string }[]).map((t) => t.id)
+async function onlyTeam(): Promise<string> {
+  const ids = await teamIds(db)
   if (ids.length === 0) throw new Error('the database holds no team yet: seed one first (bun run cli seed <file.json>)')
   if (ids.length > 1) throw new Error(`name the team: the database holds ${ids.length} teams (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', ...' : ''})`)
   return ids[0]!
@@ -74,11 +72,11 @@ function onlyTeam(): string {
 
 try {
   // The seed file was checked above (`checkSeedFile`): applied as it is, not checked again.
-  const report = command === 'seed' ? await applySeed(db, null, input as SeedFile) : await pushContentIndex(db, { teamId: teamId ?? onlyTeam(), userId: 'cli' }, input)
-  console.log(JSON.stringify({ ok: true, databasePath: config.databasePath, ...report }))
+  const report = command === 'seed' ? await applySeed(db, null, input as SeedFile) : await pushContentIndex(db, { teamId: teamId ?? await onlyTeam(), userId: 'cli' }, input)
+  console.log(JSON.stringify({ ok: true, ...where, ...report }))
 } catch (e) {
   console.error(`${command} failed: ${(e as Error).message}`)
   process.exitCode = 1 // not process.exit(): that would skip the `finally` that closes the database
 } finally {
-  db.$client.close()
+  await closeDb(db)
 }

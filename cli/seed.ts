@@ -6,9 +6,9 @@
  */
 import { Type as t, type Static } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import type { SqliteDb as Db } from '../db/client'
-import { eq } from 'drizzle-orm'
-import { memberships, teams, users } from '../db/schema'
+import type { Db, Tx } from '../db/client'
+import { holdSeedLock, insertTeam, setTeamWorkspace } from '../db/queries/teams'
+import { upsertMembership, upsertUser } from '../db/queries/users'
 import { hashToken, MAX_TOKEN_LENGTH, revokedTokenHash, CAPABILITIES } from '../core/auth'
 import { stripStamp } from '../core/documents/document'
 import { writeDocument, loadLive } from '../core/content/service'
@@ -103,11 +103,16 @@ export async function seed(db: Db, metrics: Metrics | null, input: unknown, opts
 
 /**
  * Applies a seed file `checkSeedFile` passed, all or nothing: a seed that fails partway (an
- * unknown content type, a refused publish) leaves the database as it was. The writes below nest
- * as savepoints in this transaction.
+ * unknown content type, a refused publish) leaves the database as it was. Every write below runs
+ * on this transaction's `tx` and nests as a savepoint in it (on PostgreSQL the root `db` is the
+ * pool, outside it). One seed at a time: SQLite's IMMEDIATE takes the write lock at BEGIN, and
+ * on PostgreSQL `holdSeedLock` takes a lock of its own.
  */
 export async function applySeed(db: Db, metrics: Metrics | null, input: SeedFile) {
-  return await db.transaction(async () => await apply(db, metrics, input), { behavior: 'immediate' })
+  return await db.transaction(async (tx) => {
+    await holdSeedLock(tx)
+    return await apply(tx, metrics, input)
+  }, { behavior: 'immediate' })
 }
 
 /**
@@ -140,7 +145,7 @@ function refuseRepeats(input: SeedFile): void {
   }
 }
 
-async function apply(db: Db, metrics: Metrics | null, input: SeedFile) {
+async function apply(db: Tx, metrics: Metrics | null, input: SeedFile) {
   const report = { teams: 0, documents: 0, published: 0 }
   for (const team of input.teams) {
     await db.transaction(async (tx) => {
@@ -150,19 +155,18 @@ async function apply(db: Db, metrics: Metrics | null, input: SeedFile) {
       const existing = await getTeam(tx, team.id)
       const actor = { teamId: team.id, userId: CLI_USER }
       if (existing) {
-        tx.update(teams).set({ workspaceId: team.workspaceId }).where(eq(teams.id, team.id)).run()
+        await setTeamWorkspace(tx, team.id, team.workspaceId)
         await writeLocales(tx, actor, team)
       } else {
-        tx.insert(teams).values({ id: team.id, workspaceId: team.workspaceId, locales: team.locales, defaultLocale: team.defaultLocale, createdAt: new Date().toISOString() }).run()
+        await insertTeam(tx, { id: team.id, workspaceId: team.workspaceId, locales: team.locales, defaultLocale: team.defaultLocale, createdAt: new Date().toISOString() })
       }
       let templateChanged = false
       for (const type of team.contentTypes ?? []) templateChanged = await writeContentType(tx, team.id, type.name, type) || templateChanged
       if (existing && templateChanged) await recordSiteChange(tx, { teamId: team.id, status: 'template', userId: CLI_USER })
       for (const user of [...(team.users ?? []), { id: CLI_USER, token: null, capabilities: [...CAPABILITIES] }]) {
         const tokenHash = user.token ? hashToken(user.token) : revokedTokenHash(user.id)
-        tx.insert(users).values({ id: user.id, tokenHash }).onConflictDoUpdate({ target: users.id, set: { tokenHash } }).run()
-        const m = { teamId: team.id, userId: user.id, capabilities: user.capabilities as string[] }
-        tx.insert(memberships).values(m).onConflictDoUpdate({ target: [memberships.teamId, memberships.userId], set: m }).run()
+        await upsertUser(tx, user.id, tokenHash)
+        await upsertMembership(tx, { teamId: team.id, userId: user.id, capabilities: user.capabilities as string[] })
       }
     }, { behavior: 'immediate' })
     report.teams++

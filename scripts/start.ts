@@ -1,27 +1,30 @@
 /**
  * `bun start`: checks the settings, migrates the database and seeds the demo team when it holds
  * no team (contract.md "Runtime"; only here: the api alone never seeds), then runs the api and
- * the dispatcher side by side and stops both on Ctrl-C / SIGTERM.
+ * the dispatcher side by side and stops both on Ctrl-C / SIGTERM. The database is the SQLite file
+ * at DATABASE_PATH, or PostgreSQL when DATABASE_URL is set (docs/postgresql.md).
  */
 import { resolve } from 'node:path'
-import { openDbOrExit } from '../db/client'
+import { closeDb, openDbOrExit, type Db } from '../db/client'
+import { maskUrl } from '../db/pg/url'
 import { seedDemoIfEmpty } from '../cli/seed'
 import { loadConfigOrExit } from '../core/config'
 import { createLogger } from '../core/log'
 import { onStopSignals } from '../core/signals'
-import { stopOnPostgres } from '../core/postgres-startup'
+import { openPostgres } from '../core/postgres-startup'
 
 const config = loadConfigOrExit('start')
-if (config.databaseUrl) await stopOnPostgres('start', config)
-const db = openDbOrExit('start', config.databasePath)
+// With DATABASE_URL, PostgreSQL: connected and migrated under its lock here, before either child
+// starts (core/postgres-startup.ts); the children get DATABASE_URL from this environment.
+const db: Db = config.databaseUrl ? await openPostgres('start', config) : openDbOrExit('start', config.databasePath)
 if (await seedDemoIfEmpty(db, null)) {
   createLogger(config.logLevel, 'start').warn(
-    { databasePath: config.databasePath },
+    config.databaseUrl ? { databaseUrl: maskUrl(config.databaseUrl) } : { databasePath: config.databasePath },
     // Named by where to find them, not by value: no token in a log line (contract.md), public or not.
     'seeded the demo team "acme": its tokens are the public ones the README lists, so use this database for trying things out only',
   )
 }
-db.$client.close()
+await closeDb(db)
 
 const root = new URL('..', import.meta.url).pathname
 // The children run in the project root: a relative DATABASE_PATH (the default `./data/content.db`)

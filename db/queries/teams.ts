@@ -11,6 +11,8 @@ import { contentTypes, documents, memberships, teams, type TeamRow } from '../sc
 import { nextChangeVector, raw } from '../store'
 
 export type ContentTypeRow = typeof contentTypes.$inferSelect
+/** What a new team is created with. */
+export type NewTeam = Pick<TeamRow, 'id' | 'workspaceId' | 'locales' | 'defaultLocale' | 'createdAt'>
 
 /** Whether the database holds any team (the demo seed's "empty", the api's first-run warning). */
 async function hasAnyTeamOnSqlite(conn: Conn): Promise<boolean> {
@@ -104,6 +106,31 @@ async function updateTeamFeaturesOnSqlite(conn: Conn, teamId: string, value: { h
   return await useClient(conn, () => conn.update(teams).set({ features: value }).where(eq(teams.id, teamId)).returning({ id: teams.id }).all().length > 0)
 }
 
+/** Every team's id, in byte order. */
+async function teamIdsOnSqlite(conn: Conn): Promise<string[]> {
+  return await useClient(conn, () => conn.select({ id: teams.id }).from(teams).orderBy(teams.id).all().map((r) => r.id))
+}
+
+/** Creates a team (its other columns take their defaults: no fallbacks, no content index, both features on). */
+async function insertTeamOnSqlite(tx: Conn, row: NewTeam): Promise<void> {
+  return await useClient(tx, () => {
+    tx.insert(teams).values(row).run()
+  })
+}
+
+/** Sets a team's workspace id. */
+async function setTeamWorkspaceOnSqlite(tx: Conn, teamId: string, workspaceId: string): Promise<void> {
+  return await useClient(tx, () => {
+    tx.update(teams).set({ workspaceId }).where(eq(teams.id, teamId)).run()
+  })
+}
+
+/**
+ * Makes seeds (cli/seed.ts) run one at a time, until the caller's transaction ends. On SQLite the
+ * seed's BEGIN IMMEDIATE holds the database's one write lock already: nothing to take.
+ */
+async function holdSeedLockOnSqlite(_tx: Conn): Promise<void> {}
+
 /** The memberships of a user, by team id. */
 async function membershipsOfOnSqlite(conn: Conn, userId: string): Promise<{ teamId: string; capabilities: string[] }[]> {
   return await useClient(conn, () => conn.select({ teamId: memberships.teamId, capabilities: memberships.capabilities }).from(memberships)
@@ -120,6 +147,10 @@ export const moveContentTypeDocuments = byDialect(moveContentTypeDocumentsOnSqli
 export const storeContentIndex = byDialect(storeContentIndexOnSqlite, pg.storeContentIndex)
 export const updateTeamFeatures = byDialect(updateTeamFeaturesOnSqlite, pg.updateTeamFeatures)
 export const membershipsOf = byDialect(membershipsOfOnSqlite, pg.membershipsOf)
+export const teamIds = byDialect(teamIdsOnSqlite, pg.teamIds)
+export const insertTeam = byDialect(insertTeamOnSqlite, pg.insertTeam)
+export const setTeamWorkspace = byDialect(setTeamWorkspaceOnSqlite, pg.setTeamWorkspace)
+export const holdSeedLock = byDialect(holdSeedLockOnSqlite, pg.holdSeedLock)
 
 const updateTeamSettingsOf = byDialect(updateTeamSettingsOnSqlite, pg.updateTeamSettings)
 

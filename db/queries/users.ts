@@ -23,6 +23,22 @@ async function userByTokenHashOnSqlite(conn: Conn, tokenHash: string): Promise<{
   return await useClient(conn, () => conn.select({ id: users.id }).from(users).where(eq(users.tokenHash, tokenHash)).get())
 }
 
+/** Creates a user, or sets an existing one's token hash. */
+async function upsertUserOnSqlite(tx: Conn, id: string, tokenHash: string): Promise<void> {
+  return await useClient(tx, () => {
+    tx.insert(users).values({ id, tokenHash }).onConflictDoUpdate({ target: users.id, set: { tokenHash } }).run()
+  })
+}
+
+/** Makes a user a member of a team with these capabilities, or sets an existing member's. */
+async function upsertMembershipOnSqlite(tx: Conn, m: { teamId: string; userId: string; capabilities: string[] }): Promise<void> {
+  return await useClient(tx, () => {
+    tx.insert(memberships).values(m).onConflictDoUpdate({ target: [memberships.teamId, memberships.userId], set: m }).run()
+  })
+}
+
 export const userTokenHash = byDialect(userTokenHashOnSqlite, pg.userTokenHash)
 export const membershipOf = byDialect(membershipOfOnSqlite, pg.membershipOf)
 export const userByTokenHash = byDialect(userByTokenHashOnSqlite, pg.userByTokenHash)
+export const upsertUser = byDialect(upsertUserOnSqlite, pg.upsertUser)
+export const upsertMembership = byDialect(upsertMembershipOnSqlite, pg.upsertMembership)

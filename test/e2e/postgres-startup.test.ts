@@ -2,8 +2,9 @@
  * The api, the dispatcher, the CLI and `bun start` with DATABASE_URL set, as real processes
  * against the real server: a URL that cannot be one is a configuration error (78); a server,
  * login or database that cannot be used is one line naming DATABASE_URL and exit 1; a good URL
- * is migrated, then the api and the dispatcher run on it and the CLI and `bun start` stop (78):
- * they do not run on PostgreSQL yet. No output ever holds the password, and no SQLite file is made on the way.
+ * is migrated, then the api and the dispatcher run on it and the CLI seeds it (`bun start` on
+ * PostgreSQL: test/e2e/start-postgres.test.ts). No output ever holds the password, and no SQLite
+ * file is made on the way.
  */
 import { afterAll, expect, test } from 'bun:test'
 import { SQL } from 'bun'
@@ -26,7 +27,7 @@ afterAll(async () => {
 const PROCESSES: [string, string[]][] = [
   ['api', ['api/main.ts']],
   ['dispatcher', ['dispatcher/main.ts']],
-  ['cli', ['cli/main.ts', 'seed', join(root, 'test/fixtures/does-not-matter.json')]],
+  ['cli', ['cli/main.ts', 'seed', join(root, 'db/seed/demo.json')]],
   ['start', ['scripts/start.ts']],
 ]
 
@@ -87,25 +88,24 @@ describePg('PostgreSQL at startup', () => {
     expect(output).not.toContain(PASSWORD)
   }, 60_000)
 
-  test('a good URL: the database is migrated, then the process stops (78) pointing to docs/postgresql.md (all but the api and the dispatcher)', async () => {
-    for (const [name, argv] of PROCESSES.filter(([name]) => name !== 'api' && name !== 'dispatcher')) {
-      const d = await pgDatabase({ migrate: false })
-      dbs.push(d)
-      const url = new URL(d.url)
-      url.password = PASSWORD // trust auth: the server ignores it, the output must not show it
-      const { code, output, lines } = await run(argv, url.href)
-      expect({ name, code, lines }).toEqual({
-        name, code: 78,
-        lines: [`${name}: DATABASE_URL=${masked(url.href)} is reachable and migrated, but the ${name} does not run on PostgreSQL yet (only the api and the dispatcher do); unset DATABASE_URL to use the SQLite file at DATABASE_PATH. See docs/postgresql.md.`],
-      })
-      expect(output).not.toContain(PASSWORD)
-      const sql = new SQL({ url: d.url, max: 1 })
-      const [applied] = await sql.unsafe(`SELECT count(*)::int AS n FROM ${MIGRATIONS_TABLE}`)
-      await sql.close()
-      expect({ name, applied: applied.n, tables: await publicTables(d.url) }).toEqual({ name, applied: PG_MIGRATIONS, tables: PG_TABLES })
-    }
+  test('a good URL: the CLI migrates the database and seeds it (exit 0), its answer naming the URL without the password', async () => {
+    const d = await pgDatabase({ migrate: false })
+    dbs.push(d)
+    const url = new URL(d.url)
+    url.password = PASSWORD // trust auth: the server ignores it, the output must not show it
+    const env = { ...process.env, LOG_LEVEL: 'warn', DATABASE_PATH: databasePath, DATABASE_URL: url.href }
+    const proc = Bun.spawn(['bun', 'cli/main.ts', 'seed', join(root, 'db/seed/demo.json')], { cwd: root, env, stdout: 'pipe', stderr: 'pipe' })
+    const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
+    expect(JSON.parse(stdout)).toEqual({ ok: true, databaseUrl: masked(url.href), teams: 1, documents: 3, published: 3 })
+    expect(stdout).not.toContain(PASSWORD)
+    const sql = new SQL({ url: d.url, max: 1 })
+    const [applied] = await sql.unsafe(`SELECT count(*)::int AS n FROM ${MIGRATIONS_TABLE}`)
+    const [teams] = await sql.unsafe(`SELECT count(*)::int AS n FROM teams`)
+    await sql.close()
+    expect({ applied: applied.n, teams: teams.n, tables: await publicTables(d.url) }).toEqual({ applied: PG_MIGRATIONS, teams: 1, tables: PG_TABLES })
     expect(existsSync(databasePath)).toBe(false)
-  }, 120_000)
+  }, 60_000)
 
   test('a good URL: the dispatcher migrates it and runs (no 78); SIGTERM stops it with 0', async () => {
     const d = await pgDatabase({ migrate: false })

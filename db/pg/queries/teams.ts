@@ -5,7 +5,7 @@
  * gives them; text columns compare and sort by bytes (COLLATE "C", migration 0001), as on SQLite.
  */
 import type { SQL } from 'bun'
-import type { ContentTypeRow } from '../../queries/teams'
+import type { ContentTypeRow, NewTeam } from '../../queries/teams'
 import type { TeamRow } from '../../schema'
 import { nextChangeVector } from '../store/change-vector'
 
@@ -121,4 +121,33 @@ export async function updateTeamFeatures(sql: SQL, teamId: string, value: { hist
 export async function membershipsOf(sql: SQL, userId: string): Promise<{ teamId: string; capabilities: string[] }[]> {
   const rows = await sql`SELECT team_id, capabilities::text AS capabilities FROM memberships WHERE user_id = ${userId} ORDER BY team_id`
   return [...rows].map((r: { team_id: string; capabilities: string }) => ({ teamId: r.team_id, capabilities: JSON.parse(r.capabilities) }))
+}
+
+/** Every team's id, in byte order (as on SQLite). */
+export async function teamIds(sql: SQL): Promise<string[]> {
+  return [...await sql`SELECT id FROM teams ORDER BY id`].map((r: { id: string }) => r.id)
+}
+
+/** Creates a team (its other columns take their defaults). */
+export async function insertTeam(tx: SQL, row: NewTeam): Promise<void> {
+  await tx`INSERT INTO teams (id, workspace_id, locales, default_locale, created_at)
+    VALUES (${row.id}, ${row.workspaceId}, ${JSON.stringify(row.locales)}::text::json, ${row.defaultLocale}, ${row.createdAt})`
+}
+
+/** Sets a team's workspace id. */
+export async function setTeamWorkspace(tx: SQL, teamId: string, workspaceId: string): Promise<void> {
+  await tx`UPDATE teams SET workspace_id = ${workspaceId} WHERE id = ${teamId}`
+}
+
+/** The advisory lock key of seeds ('seed' in ASCII); the migration lock's is another (db/pg/migrate.ts). */
+const SEED_LOCK_KEY = 0x73656564n
+
+/**
+ * Makes seeds run one at a time, as SQLite's write lock does, until the caller's transaction ends:
+ * a transaction-level advisory lock. Two `bun start` on an empty database then seed once, the
+ * second finding the first's team (READ COMMITTED: its statements after the lock see the first's
+ * commit), instead of both inserting the team and one failing on its key.
+ */
+export async function holdSeedLock(tx: SQL): Promise<void> {
+  await tx.unsafe(`SELECT pg_advisory_xact_lock(${SEED_LOCK_KEY})`)
 }

@@ -18,3 +18,14 @@ export async function userByTokenHash(sql: SQL, tokenHash: string): Promise<{ id
   const [r] = await sql`SELECT id FROM users WHERE token_hash = ${tokenHash}`
   return r ? { id: r.id } : undefined
 }
+
+/** Creates a user, or sets an existing one's token hash. */
+export async function upsertUser(tx: SQL, id: string, tokenHash: string): Promise<void> {
+  await tx`INSERT INTO users (id, token_hash) VALUES (${id}, ${tokenHash}) ON CONFLICT (id) DO UPDATE SET token_hash = EXCLUDED.token_hash`
+}
+
+/** Makes a user a member of a team with these capabilities, or sets an existing member's. */
+export async function upsertMembership(tx: SQL, m: { teamId: string; userId: string; capabilities: string[] }): Promise<void> {
+  await tx`INSERT INTO memberships (team_id, user_id, capabilities) VALUES (${m.teamId}, ${m.userId}, ${JSON.stringify(m.capabilities)}::text::json)
+    ON CONFLICT (team_id, user_id) DO UPDATE SET capabilities = EXCLUDED.capabilities`
+}
