@@ -5,7 +5,7 @@
  * request of the api, reads and `/health` too, for up to busy_timeout. The api's `onBeforeHandle`
  * waits on timers once per request; a batch waits so before each of its items.
  */
-import { isLocked, writeLockFree, type Db } from '../db/client'
+import { isBusy, writeLockFree, type Db } from '../db/client'
 import { batchItemId } from './documents/ids'
 
 /** What an item not done because another process held the write lock is answered. */
@@ -33,7 +33,7 @@ export async function runBatchWaiting<T>(
       await writeLockFree(db)
       answers[i] = await run(ids[i]!)
     } catch (e) {
-      if (!isLocked(e) || n === 0) throw e
+      if (!isBusy(e) || n === 0) throw e
       for (const j of order.slice(n)) answers[j] = busyItem(ids[j]!)
       break
     }

@@ -10,9 +10,11 @@ import { migrateGuarded } from './migrate'
 import { createPrivateFile } from './file-modes'
 import { heldElsewhere, withAsyncTransactions } from './transaction'
 import type { PgHandle, PgTxHandle } from './pg/handle'
+import { isLocked } from './errors'
 
 export { holdConnection, useClient } from './transaction'
 export { pgHandle, type PgHandle, type PgTxHandle } from './pg/handle'
+export { busyReason, isBusy, isLocked, isUniqueViolation } from './errors'
 
 type DrizzleDb = BunSQLiteDatabase<typeof schema>
 /** How a transaction begins on SQLite: DEFERRED (a read, the default) or IMMEDIATE (a write). */
@@ -104,15 +106,6 @@ export async function closeDb(db: Db): Promise<void> {
  */
 export function checkpoint(db: SqliteDb): void {
   db.$client.exec('PRAGMA wal_checkpoint(PASSIVE)')
-}
-
-/**
- * SQLite's "the database is locked" (another connection holds the write lock past busy_timeout),
- * thrown by bun:sqlite itself or wrapped by drizzle's query layer (`DrizzleQueryError.cause`).
- */
-export function isLocked(error: unknown): boolean {
-  const e = error as { code?: unknown; cause?: { code?: unknown } } | null
-  return /^SQLITE_BUSY/.test(String(e?.code ?? e?.cause?.code ?? ''))
 }
 
 /**

@@ -8,7 +8,7 @@
 import { t, type Static, type TSchema } from 'elysia'
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { isLocked, type Db } from '../../db/client'
+import { isBusy, type Db } from '../../db/client'
 import type { Capability, Caller } from '../../core/auth'
 import { AppError, busyAnswer } from '../../core/errors'
 import { expectation } from '../../core/schema-errors'
@@ -118,7 +118,7 @@ export async function callTool(ctx: ToolContext, name: ToolName, args: unknown):
   } catch (e) {
     if (e instanceof AppError) return { error: e.code, message: e.message }
     // As the routes answer it (api/http/error-mapping.ts `errorResponse`), logged the same way.
-    if (isLocked(e)) return busyAnswer(ctx.log.child({ tool: name }))
+    if (isBusy(e)) return busyAnswer(ctx.log.child({ tool: name }))
     ctx.log.error({ err: e, tool: name }, 'assistant tool failed')
     return { error: 'internal', message: 'Internal error.' }
   }

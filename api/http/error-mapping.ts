@@ -9,7 +9,7 @@ import { AppError, BatchError, busyAnswer, echoList, ProblemError } from '../../
 import { expectation, type SchemaError } from '../../core/schema-errors'
 import { MAX_CANONICAL_ID_LENGTH, MAX_ID_LENGTH } from '../../core/documents/ids'
 import type { Logger } from '../../core/log'
-import { isLocked } from '../../db/client'
+import { busyReason, isBusy, isUniqueViolation } from '../../db/client'
 
 /** A JSON answer, as every plugin of api/http/ writes one. */
 export const json = (status: number, body: unknown, type = 'application/json') =>
@@ -47,14 +47,19 @@ export function errorResponse(error: unknown, code: string | number, log: Logger
     .with({ code: 'VALIDATION', error: P.when(isUndecodablePathSegment) }, () => json(404, { error: 'not_found', message: 'Not found: a path segment is not valid percent-encoded UTF-8.' }))
     .with({ code: 'VALIDATION' }, ({ error }) => json(400, { error: namedFailure(error) ?? 'invalid_body', message: validationMessage(error) }))
     .with({ code: 'NOT_FOUND' }, () => json(404, { error: 'not_found', message: 'No such route.' }))
-    // Another process held the write lock for longer than busy_timeout (a long seed): a known,
-    // passing condition, for the client to retry, not an internal error. The write that waited
-    // did not happen (in a batch, the items before it did).
-    .when(({ error }) => isLocked(error), () => {
+    // Another process held the write lock for longer than busy_timeout (a long seed), or on
+    // PostgreSQL a lock, timeout, deadlock or lost connection (db/errors.ts): a known, passing
+    // condition, for the client to retry, not an internal error. The write that waited did not
+    // happen (in a batch, the items before it did).
+    .when(({ error }) => isBusy(error), ({ error }) => {
+      log.warn({ reason: busyReason(error) }, 'database busy or unreachable: answered 503')
       const res = json(503, busyAnswer(log))
       res.headers.set('retry-after', '1')
       return res
     })
+    // A key another write took first, left after db/pg/handle.ts ran the transaction again: the
+    // caller's view is stale, as with a change vector that moved on.
+    .when(({ error }) => isUniqueViolation(error), () => json(409, { error: 'conflict', message: 'Another write took this key first; re-read and retry.' }))
     .otherwise(({ error }) => {
       log.error({ err: error }, 'unhandled error')
       return json(500, { error: 'internal', message: 'Internal error.' })

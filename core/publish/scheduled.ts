@@ -7,7 +7,7 @@
  * a dispatcher killed mid-run leaves every unpublished schedule due, published at the next
  * poll after a restart (a lease would have held them back until it expired).
  */
-import { isLocked, type Conn, type Db, type MayWrite } from '../../db/client'
+import { isBusy, type Conn, type Db, type MayWrite } from '../../db/client'
 import { withdrawnReason, type Capability } from '../auth'
 import { dueScheduleOf, dueSchedules as readDueSchedules, holdBackSchedule, removeSchedule, type ScheduleRow } from '../../db/queries/schedules'
 import { publishOne, publishOrder } from './service'
@@ -53,7 +53,7 @@ export async function runDueSchedules(db: Db, count: CountScheduled | null, now:
       if (item) items.push(item)
     } catch (err) {
       // Another process took the write lock past the busy timeout: nothing failed, the rest wait for the next poll.
-      if (isLocked(err)) break
+      if (isBusy(err)) break
       await count?.(db, 'error')
       await holdBack(db, s, now)
       onError(s, err)

@@ -86,8 +86,12 @@ export const documents = pgTable(
   (t) => [
     primaryKey({ columns: [t.teamId, t.id] }),
     index('documents_canonical').on(t.teamId, t.canonicalId),
-    /** SQLite's `json_extract(body, '$.fields.parent')`: a query uses the index only with this very expression and `kind = 'canonical'`. */
-    index('documents_page_parent').on(t.teamId, sql`((${t.body} -> 'fields') ->> 'parent')`).where(sql`${t.kind} = 'canonical'`),
+    /**
+     * SQLite's `json_extract(body, '$.fields.parent')`: a query uses the index only with this very
+     * expression and `kind = 'canonical'`. Through nul_safe_json (migration 0002): `->` alone fails
+     * on a body that holds `\u0000` anywhere.
+     */
+    index('documents_page_parent').on(t.teamId, sql`((nul_safe_json(${t.body}) -> 'fields') ->> 'parent')`).where(sql`${t.kind} = 'canonical'`),
     index('documents_collection').on(t.teamId, t.collection, t.canonicalId).where(sql`${t.kind} IN ('canonical', 'draft') AND ${t.deletedAt} IS NULL`),
   ],
 )

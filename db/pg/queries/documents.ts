@@ -41,8 +41,8 @@ interface ListRecord {
 export async function listRowsOf(sql: SQL, teamId: string, ids: string, locale: string): Promise<ListRow[]> {
   const at = jsonPathKeys(locale)
   const rows = await sql.unsafe(
-    `SELECT canonical_id, kind, collection, (body -> 'contentType')::text AS content_type, published, archived,
-       (body -> '__dirtyLocales')::text AS dirty, updated_at, (body #> $3::text[])::text AS title, (body #> $4::text[])::text AS name
+    `SELECT canonical_id, kind, collection, (nul_safe_json(body) -> 'contentType')::text AS content_type, published, archived,
+       (nul_safe_json(body) -> '__dirtyLocales')::text AS dirty, updated_at, (nul_safe_json(body) #> $3::text[])::text AS title, (nul_safe_json(body) #> $4::text[])::text AS name
      FROM documents WHERE team_id = $1 AND canonical_id IN (SELECT json_array_elements_text($2::text::json))
        AND kind IN ('canonical', 'draft') AND deleted_at IS NULL
      ORDER BY canonical_id, kind`,

@@ -10,12 +10,13 @@ import { insertEvent } from '../outbox/insert-event'
 export type { PageRow } from '../../queries/events'
 
 /**
- * Live pages (of a type with URLs) whose parent is $2, at most $3. `(body -> 'fields') ->> 'parent'`
- * and the `kind` term are those of the partial index `documents_page_parent` (db/pg/schema.ts).
+ * Live pages (of a type with URLs) whose parent is $2, at most $3. The parent's expression and the
+ * `kind` term are those of the partial index `documents_page_parent` (db/pg/schema.ts). Every read
+ * into a body goes through nul_safe_json: `->` alone fails on a body holding `\u0000` anywhere.
  */
-export const LIVE_CHILDREN_SQL = `SELECT id, body ->> 'contentType' AS content_type, body::text AS body, published::int AS published, deleted_at FROM documents
-  WHERE team_id = $1 AND kind = 'canonical' AND ((body -> 'fields') ->> 'parent') = $2 AND published AND deleted_at IS NULL
-    AND body ->> 'contentType' IN (SELECT name FROM content_types WHERE team_id = $1 AND urls)
+export const LIVE_CHILDREN_SQL = `SELECT id, nul_safe_json(body) ->> 'contentType' AS content_type, body::text AS body, published::int AS published, deleted_at FROM documents
+  WHERE team_id = $1 AND kind = 'canonical' AND ((nul_safe_json(body) -> 'fields') ->> 'parent') = $2 AND published AND deleted_at IS NULL
+    AND nul_safe_json(body) ->> 'contentType' IN (SELECT name FROM content_types WHERE team_id = $1 AND urls)
   LIMIT $3`
 
 /**
@@ -40,7 +41,7 @@ export async function openPageRows(tx: SQL, teamId: string): Promise<PageRows> {
   return {
     withUrls,
     async canonical(id) {
-      const [r] = await tx`SELECT id, body ->> 'contentType' AS content_type, body::text AS body, published::int AS published, deleted_at
+      const [r] = await tx`SELECT id, nul_safe_json(body) ->> 'contentType' AS content_type, body::text AS body, published::int AS published, deleted_at
         FROM documents WHERE team_id = ${teamId} AND id = ${id} AND kind = 'canonical'`
       return (r as PageRow | undefined) ?? null
     },

@@ -27,8 +27,15 @@ export function jsonPathKeys(path: string): string[] {
  */
 export function asJsonExtract(text: string | null): unknown {
   if (text === null) return null
-  const v: unknown = JSON.parse(text)
+  const v: unknown = JSON.parse(withNul(text))
   if (v === null || typeof v === 'string' || typeof v === 'number') return v
   if (typeof v === 'boolean') return v ? 1 : 0
   return JSON.stringify(v)
 }
+
+/**
+ * JSON text read through nul_safe_json (migration 0002) with its NULs back: each `\ufdd0` escape
+ * not itself escaped is `\u0000` again. JSON.stringify, which writes every stored body, never
+ * writes U+FDD0 as an escape, so only the function's own can be there.
+ */
+export const withNul = (text: string) => (text.includes('\\ufdd0') ? text.replace(/(?<!\\)((?:\\\\)*)\\ufdd0/g, '$1\\u0000') : text)

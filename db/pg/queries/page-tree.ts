@@ -11,7 +11,7 @@ import type { PageRow } from '../../queries/events'
  */
 export async function teamPageRows(tx: SQL, teamId: string): Promise<{ withUrls: string[]; canonicals: PageRow[] }> {
   const withUrls = [...(await tx`SELECT name FROM content_types WHERE team_id = ${teamId} AND urls`)].map((r: { name: string }) => r.name)
-  const canonicals = [...(await tx`SELECT id, body ->> 'contentType' AS content_type, body::text AS body, published::int AS published, deleted_at
+  const canonicals = [...(await tx`SELECT id, nul_safe_json(body) ->> 'contentType' AS content_type, body::text AS body, published::int AS published, deleted_at
     FROM documents WHERE team_id = ${teamId} AND kind = 'canonical'`)] as PageRow[]
   return { withUrls, canonicals }
 }

@@ -81,7 +81,7 @@ export async function upsertContentType(sql: SQL, values: ContentTypeRow): Promi
  */
 export async function moveContentTypeDocuments(tx: SQL, teamId: string, name: string, collection: string): Promise<void> {
   const find = (lock: string) => tx.unsafe(
-    `SELECT id FROM documents WHERE team_id = $1 AND kind <> 'activity' AND body ->> 'contentType' = $2 ORDER BY id ${lock}`, [teamId, name])
+    `SELECT id FROM documents WHERE team_id = $1 AND kind <> 'activity' AND nul_safe_json(body) ->> 'contentType' = $2 ORDER BY id ${lock}`, [teamId, name])
   if ((await find('LIMIT 1')).length === 0) return
   let changeVector: string | null = await nextChangeVector(tx)
   const updatedAt = new Date().toISOString()

@@ -34,7 +34,7 @@ const SHAPES: [string, string][] = [
   ['outbox_webhook_due', `SELECT seq FROM outbox WHERE status = 'pending' AND webhook_id = 'w' AND next_attempt_at <= 100 ORDER BY next_attempt_at, seq LIMIT 10`],
   ['outbox_webhook_seq', `SELECT seq FROM outbox WHERE webhook_id = 'w' ORDER BY seq DESC LIMIT 20`],
   ['documents_collection', `SELECT canonical_id FROM documents WHERE team_id = 't' AND collection = 'posts' AND kind IN ('canonical', 'draft') AND deleted_at IS NULL AND canonical_id > 'a' ORDER BY canonical_id LIMIT 50`],
-  ['documents_page_parent', `SELECT id FROM documents WHERE team_id = 't' AND kind = 'canonical' AND ((body -> 'fields') ->> 'parent') = 'p'`],
+  ['documents_page_parent', `SELECT id FROM documents WHERE team_id = 't' AND kind = 'canonical' AND ((nul_safe_json(body) -> 'fields') ->> 'parent') = 'p'`],
   ['documents_canonical', `SELECT id FROM documents WHERE team_id = 't' AND canonical_id = 'c'`],
   ['revisions_cv', `SELECT seq FROM revisions WHERE team_id = 't' AND change_vector = 'A:1'`],
   ['schedules_due', `SELECT team_id FROM schedules WHERE publish_at <= 100`],

@@ -1,0 +1,2 @@
+DROP INDEX "documents_page_parent";--> statement-breakpoint
+CREATE INDEX "documents_page_parent" ON "documents" USING btree ("team_id",((nul_safe_json("body") -> 'fields') ->> 'parent')) WHERE "documents"."kind" = 'canonical';
