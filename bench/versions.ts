@@ -30,26 +30,28 @@ console.log(`built ${VERSIONS} versions in ${fmt((performance.now() - t0) / 1000
 
 const headers = { authorization: `Bearer ${BENCH_TOKEN}` }
 
-async function measure(app: ReturnType<typeof createApp>, start: number) {
-  const url = `http://localhost/content/versions/t?id=pages/hot&start=${start}`
-  for (let i = 0; i < 20; i++) await app.handle(new Request(url, { headers })) // warm-up
-  const samples: number[] = []
+/** p50/p99 of the first page and of the page at `deep`, requested in turn (so a drift in load hits both alike). */
+async function measure(app: ReturnType<typeof createApp>, deep: number) {
+  const urls = [0, deep].map((start) => `http://localhost/content/versions/t?id=pages/hot&start=${start}`)
+  for (let i = 0; i < 20; i++) for (const url of urls) await app.handle(new Request(url, { headers })) // warm-up
+  const samples: number[][] = [[], []]
   for (let i = 0; i < REQUESTS; i++) {
-    const t = performance.now()
-    const res = await app.handle(new Request(url, { headers }))
-    const body = (await res.json()) as { rows: unknown[] }
-    samples.push(performance.now() - t)
-    if (res.status !== 200 || body.rows.length !== 25) throw new Error(`unexpected answer at start=${start}`)
+    for (const [k, url] of urls.entries()) {
+      const t = performance.now()
+      const res = await app.handle(new Request(url, { headers }))
+      const body = (await res.json()) as { rows: unknown[] }
+      samples[k]!.push(performance.now() - t)
+      if (res.status !== 200 || body.rows.length !== 25) throw new Error(`unexpected answer at ${url}`)
+    }
   }
-  return summarize(samples)
+  return samples.map(summarize) as [ReturnType<typeof summarize>, ReturnType<typeof summarize>]
 }
 
 /** The first page and the deep one through an app on `on`; prints them and answers the first page's p50. */
 async function figures(label: string, on: Db, env: Record<string, string>, vs?: number) {
   const app = createApp({ db: on, config: loadConfig(env), log: createLogger('silent', 'bench'), metrics })
   await app.modules
-  const first = await measure(app, 0)
-  const deep = await measure(app, DEEP)
+  const [first, deep] = await measure(app, DEEP)
   const times = (p50: number, base?: number) => (base === undefined ? '' : `  (${fmt(p50 / base)} x SQLite)`)
   console.log(`${label}:`)
   console.log(`  start=0:     p50 ${fmt(first.p50, 3)} ms  p99 ${fmt(first.p99, 3)} ms${times(first.p50, vs)}`)
