@@ -1,58 +1,50 @@
 /**
- * Deliveries per second from a PostgreSQL outbox with 1, 2 and 4 dispatcher processes
- * (dispatcher/pg-outbox-runner.ts: the outbox half of the dispatcher, until core runs on
- * PostgreSQL), beside one SQLite dispatcher process (dispatcher/main.ts) timed the same way, in
- * the same run, to the same receiver (docs/postgresql.md "Figures: dispatchers on PostgreSQL as processes").
+ * bench/dispatch.ts on PostgreSQL (with DATABASE_URL): deliveries per second with 1, 2 and 4 real
+ * dispatcher processes (dispatcher/main.ts on DATABASE_URL, as deployed) draining one outbox, to
+ * the same receiver as the SQLite rounds, timed the same way (docs/postgresql.md "Figures").
  *
- * Each round commits N events to one webhook (in transactions of CHUNK) and times from before the
- * first commit to the last request the receiver got; the round ends when every row is recorded.
- * The same event bytes (core's sample `content.published` payload) on both. One unmeasured round
- * per setup first (the JIT, the connections), then ROUNDS rounds; the median is printed.
- *   DATABASE_URL=postgres://root@127.0.0.1:5432/postgres bun bench/dispatch-pg.ts [events=10000] [rounds=3] [inFlightPerWebhook=16] [receiverMs=0]
- * A database `bench_dispatch_<random>` is created on DATABASE_URL's server and dropped at the end.
+ * A fresh database `bench_dispatch_<random>` on DATABASE_URL's server gets the test team (seeded
+ * on SQLite, copied with `cli copy-to-postgres`) and the webhook, made through the api on it;
+ * it is dropped at the end. Each round commits N events to that webhook (pipelined in
+ * transactions of CHUNK) and times from before the first commit to the last request the receiver
+ * got; the round ends when every row is recorded. One unmeasured round per setup first (the JIT,
+ * the connections), then `rounds` rounds; the median is printed.
  */
-import { SQL } from 'bun'
-import { join } from 'node:path'
-import { readFileSync, rmSync } from 'node:fs'
-import { openDb } from '../db/client'
-import { pgClientOptions } from '../db/pg/client'
-import { migratePg } from '../db/pg/migrate'
+import { readFileSync } from 'node:fs'
+import { openDb, type Db } from '../db/client'
 import { insertEvent } from '../db/pg/outbox/insert-event'
+import { OWNER_LOCK_SPACE } from '../db/pg/outbox/liveness'
 import { createApp } from '../api/app'
 import { loadConfig } from '../core/config'
 import { createLogger } from '../core/log'
 import { createMetrics } from '../core/metrics'
-import { enqueueEvent, serialiseEvent } from '../core/events/record'
+import { serialiseEvent } from '../core/events/record'
 import { samplePayload } from '../core/webhooks/deliveries'
 import { seed } from '../cli/seed'
-import { makeTestDir, testSeed, TEAM, TOKENS } from '../test/helpers'
-import { withDatabase } from '../test/pg/harness'
-import { liveOwners, spawnPgRunner, type PgRunner } from '../test/pg/runner'
+import { testSeed, TEAM, TOKENS } from '../test/helpers'
+import { benchPgDatabase } from './pg-db'
 import { threadCpuMs } from './proc-cpu'
+import { tempDbPath } from './util'
 
-const N = Number(process.argv[2] ?? 10_000)
-const ROUNDS = Number(process.argv[3] ?? 3)
-const PER_WEBHOOK = Number(process.argv[4] ?? 16)
-const RECEIVER_MS = Number(process.argv[5] ?? 0)
 const CHUNK = 2000
-const DISPATCHERS = [1, 2, 4]
+export const DISPATCHERS = [1, 2, 4]
 const root = new URL('..', import.meta.url).pathname
-const serverUrl = process.env.DATABASE_URL || 'postgres://root@127.0.0.1:5432/postgres'
-const team = { id: TEAM, workspaceId: 'main', defaultLocale: 'en' }
-const dispatcherEnv = { LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', DISPATCHER_PER_WEBHOOK: String(PER_WEBHOOK), DISPATCHER_CONCURRENCY: String(Math.max(64, PER_WEBHOOK)) }
 
-const received: number[] = []
-const server = Bun.serve({
-  port: 0, hostname: '127.0.0.1',
-  async fetch(req) {
-    await req.text()
-    received.push(performance.now() + performance.timeOrigin)
-    if (RECEIVER_MS > 0) await Bun.sleep(RECEIVER_MS)
-    return new Response('ok')
-  },
-})
-const target = `http://127.0.0.1:${server.port}/hook`
+export interface PgDispatchOptions {
+  serverUrl: string
+  events: number
+  rounds: number
+  /** The receiver's URL, and when it got each request so far (ms since the epoch, in order). */
+  target: string
+  received: { at: number }[]
+  /** The dispatchers' environment (LOG_LEVEL, in-flight caps, private targets allowed). */
+  env: Record<string, string>
+}
 
+/** A measured round: deliveries/s from before the first commit and from it, the time to write the events, CPU per delivery (µs). */
+export interface PgRound { rate: number; fromCommit: number; writeMs: number; dispatcherUs: number; serverUs: number; writerUs: number }
+
+const now = () => performance.now() + performance.timeOrigin
 const until = async (check: () => boolean | Promise<boolean>, ms = 120_000) => {
   const end = Date.now() + ms
   while (!(await check())) {
@@ -60,15 +52,6 @@ const until = async (check: () => boolean | Promise<boolean>, ms = 120_000) => {
     await Bun.sleep(2)
   }
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-
-const now = () => performance.now() + performance.timeOrigin
-
-/** A measured round: deliveries/s from before the first commit and from its end, the time to write the events, CPU per delivery (µs). */
-interface Round { rate: number; fromCommit: number; writeMs: number; dispatcherUs: number; serverUs: number; writerUs: number }
-
-/** CPU so far (ms) of the dispatcher processes, of the PostgreSQL backends serving them, and of those serving the bench's writes. */
-interface Cpu { dispatchers: number; server: number; writer: number }
 
 /** CPU (ms) of process `pid` from /proc: user + system, all its threads; 0 once it is gone. */
 function procCpuMs(pid: number): number {
@@ -79,116 +62,95 @@ function procCpuMs(pid: number): number {
     return 0
   }
 }
-const dispatchersCpu = (pids: number[]) => pids.reduce((sum, pid) => {
+const processesCpuMs = (pids: number[]) => pids.reduce((sum, pid) => {
   const c = threadCpuMs(pid)
   return sum + (c ? c.loop + c.http + c.other : 0)
 }, 0)
 
-/**
- * One setup's rounds: `write(n, committed)` commits n events and calls `committed()` after its
- * first transaction; `drained()` says every row is recorded.
- */
-async function rounds(write: (n: number, committed: () => void) => Promise<void>, drained: () => Promise<boolean>, cpu: () => Promise<Cpu>): Promise<Round[]> {
-  const out: Round[] = []
-  for (let r = 0; r <= ROUNDS; r++) {
-    const n = r === 0 ? Math.min(N, 2000) : N
-    const base = received.length
-    const cpu0 = await cpu()
-    const t0 = now()
-    let t1 = 0
-    await write(n, () => (t1 ||= now()))
-    const writeMs = now() - t0
-    await until(() => received.length >= base + n)
-    const last = received.at(-1)!
-    await until(drained)
-    const cpu1 = await cpu()
-    const us = (k: keyof Cpu) => ((cpu1[k] - cpu0[k]) * 1000) / n
-    if (r > 0) out.push({ rate: n / ((last - t0) / 1000), fromCommit: n / ((last - t1) / 1000), writeMs, dispatcherUs: us('dispatchers'), serverUs: us('server'), writerUs: us('writer') })
-  }
-  return out
-}
-
-// SQLite: one real dispatcher process on a seeded file, the webhook made through the api.
-const dir = makeTestDir('content-bench-pg-')
-const path = join(dir, 'content.db')
-const db = openDb(path)
-await seed(db, null, testSeed())
-const app = createApp({ db, config: loadConfig({ DATABASE_PATH: path, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }), log: createLogger('silent', 'bench'), metrics: createMetrics() })
-await app.handle(new Request(`http://localhost/teams/${TEAM}/webhooks`, {
-  method: 'POST', headers: { authorization: `Bearer ${TOKENS.editor}`, 'content-type': 'application/json' },
-  body: JSON.stringify({ label: 'bench', provider: 'custom', target }),
-}))
-const [webhookId] = db.$client.query<{ id: string }, []>('SELECT id FROM webhooks').all().map((w) => w.id)
-const { DATABASE_URL: _, ...envWithoutUrl } = process.env
-const sqliteDispatcher = Bun.spawn(['bun', 'dispatcher/main.ts'], { cwd: root, stdout: 'ignore', stderr: 'inherit', env: { ...envWithoutUrl, ...dispatcherEnv, DATABASE_PATH: path } })
-const sqliteUnfinished = db.$client.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM outbox WHERE status = 'pending' OR lease_token IS NOT NULL`)
-
-// PostgreSQL: a fresh database with the same team, webhook and receiver.
-const name = `bench_dispatch_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`
-const admin = new SQL(pgClientOptions(serverUrl, { processName: 'bench', poolSize: 1 }))
-await admin.unsafe(`CREATE DATABASE ${name}`)
-const url = withDatabase(serverUrl, name)
-await migratePg(url, { processName: 'bench' })
-const sql = new SQL(pgClientOptions(url, { processName: 'bench', poolSize: 4 }))
-await sql`INSERT INTO teams (id, workspace_id, locales, default_locale, created_at) VALUES (${TEAM}, 'main', '["en"]'::json, 'en', '2026-01-01T00:00:00.0000000Z')`
-await sql`INSERT INTO webhooks (id, team_id, label, provider, target, events, secret, created_at, updated_at)
-  VALUES (${webhookId!}, ${TEAM}, 'bench', 'custom', ${target}, '["content.published"]'::json, 'whsec', 'now', 'now')`
-let runners: PgRunner[] = []
-
-try {
-  const sqliteRates = await rounds(async (n, committed) => {
-    for (let done = 0; done < n; done += CHUNK) {
-      await db.transaction(async (tx) => {
-        for (let i = done; i < Math.min(n, done + CHUNK); i++) await enqueueEvent(tx, samplePayload(team, 'content.published', 'u-editor'))
-      }, { behavior: 'immediate' })
-      committed()
+/** Runs the rounds for 1, 2 and 4 dispatchers; answers them by number of dispatchers. */
+export async function dispatchOnPostgres(o: PgDispatchOptions): Promise<Map<number, PgRound[]>> {
+  const source = tempDbPath('dispatch-pg-source')
+  const seeded = openDb(source)
+  await seed(seeded, null, testSeed())
+  seeded.$client.close()
+  const pg = await benchPgDatabase(o.serverUrl, 'dispatch', source, 4)
+  let procs: Bun.Subprocess[] = []
+  try {
+    // The webhook, through the api on PostgreSQL.
+    const app = createApp({ db: pg.db as Db, config: loadConfig({ DATABASE_URL: pg.url, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }), log: createLogger('silent', 'bench'), metrics: createMetrics() })
+    const made = await app.handle(new Request(`http://localhost/teams/${TEAM}/webhooks`, {
+      method: 'POST', headers: { authorization: `Bearer ${TOKENS.editor}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ label: 'bench', provider: 'custom', target: o.target }),
+    }))
+    if (made.status !== 201) throw new Error(`webhook: ${made.status} ${await made.text()}`)
+    const webhookId = ((await made.json()) as { id: string }).id
+    const team = { id: TEAM, workspaceId: 'main', defaultLocale: 'en' }
+    // Proofs of life (session advisory locks) in this database only: other databases on the server may have dispatchers too.
+    const live = async () => (await pg.sql`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted
+      AND classid = ${OWNER_LOCK_SPACE}::oid AND objsubid = 2 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)[0].n as number
+    const drained = async () => (await pg.sql`SELECT count(*)::int AS n FROM outbox WHERE status = 'pending' OR lease_token IS NOT NULL`)[0].n === 0
+    const cpu = async () => {
+      // The backends of the bench database: the dispatchers' (pools, proofs of life) and the bench's own (the event writes).
+      const backends = [...await pg.sql`SELECT pid, application_name LIKE '%bench%' AS writer FROM pg_stat_activity WHERE datname = ${pg.name}`]
+      const sum = (writer: boolean) => backends.filter((b) => b.writer === writer).reduce((n, b) => n + procCpuMs(b.pid), 0)
+      return { dispatchers: processesCpuMs(procs.map((p) => p.pid)), server: sum(false), writer: sum(true) }
     }
-  }, async () => sqliteUnfinished.get()!.n === 0, async () => ({ dispatchers: dispatchersCpu([sqliteDispatcher.pid]), server: 0, writer: 0 }))
-  sqliteDispatcher.kill('SIGTERM')
-  await sqliteDispatcher.exited
-
-  const pgRates = new Map<number, Round[]>()
-  for (const k of DISPATCHERS) {
-    runners = Array.from({ length: k }, () => spawnPgRunner(url, dispatcherEnv))
-    await until(async () => (await liveOwners(sql)) === k, 30_000)
-    pgRates.set(k, await rounds(async (n, committed) => {
+    /** n events committed in transactions of CHUNK, each pipelined (each insertEvent's own statements stay in order). */
+    const write = async (n: number, committed: () => void) => {
       for (let done = 0; done < n; done += CHUNK) {
-        // The events of one transaction pipelined (each insertEvent's own statements stay in order).
-        await sql.begin((tx) => Promise.all(Array.from({ length: Math.min(CHUNK, n - done) }, () => {
+        await pg.sql.begin((tx) => Promise.all(Array.from({ length: Math.min(CHUNK, n - done) }, () => {
           const p = samplePayload(team, 'content.published', 'u-editor')
-          return insertEvent(tx, { eventId: p.eventId, teamId: TEAM, eventType: p.eventType, bytes: serialiseEvent(p), webhookIds: [webhookId!], at: Date.now() })
+          return insertEvent(tx, { eventId: p.eventId, teamId: TEAM, eventType: p.eventType, bytes: serialiseEvent(p), webhookIds: [webhookId], at: Date.now() })
         })))
         committed()
       }
-    }, async () => (await sql`SELECT count(*)::int AS n FROM outbox WHERE status = 'pending' OR lease_token IS NOT NULL`)[0].n === 0, async () => {
-      // The backends of the bench database: the runners' (pools, proofs of life) and the bench's own (the event writes).
-      const backends = [...await sql`SELECT pid, application_name LIKE '%bench%' AS writer FROM pg_stat_activity WHERE datname = ${name}`]
-      const sum = (writer: boolean) => backends.filter((b) => b.writer === writer).reduce((n, b) => n + procCpuMs(b.pid), 0)
-      return { dispatchers: dispatchersCpu(runners.map((r) => r.proc.pid)), server: sum(false), writer: sum(true) }
-    }))
-    for (const r of runners) r.proc.kill('SIGTERM')
-    await Promise.all(runners.map((r) => r.proc.exited))
-    runners = []
-  }
+    }
 
-  const f = (x: number) => x.toFixed(0)
-  const line = (label: string, rs: Round[], vs?: number) => {
-    const rate = median(rs.map((r) => r.rate))
-    console.log(`  ${label.padEnd(44)} ${f(rate).padStart(6)}/s${vs ? `  ${(rate / vs).toFixed(2)} x SQLite` : '              '}`
-      + `  (from the first commit ${f(median(rs.map((r) => r.fromCommit)))}/s; writing the events ${f(median(rs.map((r) => r.writeMs)))} ms; rounds ${rs.map((r) => f(r.rate)).join(', ')})`)
-    console.log(`  ${''.padEnd(44)} CPU per delivery: dispatcher process${vs ? 'es' : ''} ${f(median(rs.map((r) => r.dispatcherUs)))} µs${vs ? `, their PostgreSQL backends ${f(median(rs.map((r) => r.serverUs)))} µs, the backends writing the events ${f(median(rs.map((r) => r.writerUs)))} µs` : ''}`)
-    return rate
+    const out = new Map<number, PgRound[]>()
+    for (const k of DISPATCHERS) {
+      procs = Array.from({ length: k }, () => Bun.spawn(['bun', 'dispatcher/main.ts'], {
+        cwd: root, stdin: 'ignore', stdout: 'ignore', stderr: 'inherit', env: { ...process.env, ...o.env, DATABASE_URL: pg.url },
+      }))
+      await until(async () => (await live()) === k, 30_000)
+      const rounds: PgRound[] = []
+      for (let r = 0; r <= o.rounds; r++) {
+        const n = r === 0 ? Math.min(o.events, CHUNK) : o.events
+        const base = o.received.length
+        const cpu0 = await cpu()
+        const t0 = now()
+        let t1 = 0
+        await write(n, () => (t1 ||= now()))
+        const writeMs = now() - t0
+        await until(() => o.received.length >= base + n)
+        const last = o.received.at(-1)!.at
+        await until(drained)
+        const cpu1 = await cpu()
+        const us = (key: keyof typeof cpu0) => ((cpu1[key] - cpu0[key]) * 1000) / n
+        if (r > 0) rounds.push({ rate: n / ((last - t0) / 1000), fromCommit: n / ((last - t1) / 1000), writeMs, dispatcherUs: us('dispatchers'), serverUs: us('server'), writerUs: us('writer') })
+      }
+      out.set(k, rounds)
+      for (const p of procs) p.kill('SIGTERM')
+      const codes = await Promise.all(procs.map((p) => p.exited))
+      procs = []
+      if (codes.some((c) => c !== 0)) throw new Error(`a dispatcher on PostgreSQL exited with ${codes.join(', ')} on SIGTERM`)
+    }
+    return out
+  } finally {
+    for (const p of procs) p.kill('SIGKILL')
+    await Promise.all(procs.map((p) => p.exited))
+    await pg.drop()
   }
-  console.log(`deliveries per second: ${N} events per round to one webhook, from before the first commit to the last receipt, median of ${ROUNDS} rounds; ${PER_WEBHOOK} in flight per process, receiver ${RECEIVER_MS} ms`)
-  const sqliteRate = line('SQLite, 1 dispatcher (dispatcher/main.ts)', sqliteRates)
-  for (const [k, rs] of pgRates) line(`PostgreSQL, ${k} runner${k > 1 ? 's' : ''} (pg-outbox-runner.ts)`, rs, sqliteRate)
-} finally {
-  await Promise.all(runners.map((r) => r.cleanup()))
-  sqliteDispatcher.kill('SIGKILL')
-  await sql.close()
-  await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-  await admin.close()
-  server.stop(true)
-  db.$client.close()
-  rmSync(dir, { recursive: true, force: true })
+}
+
+/** The lines bench/dispatch.ts prints for the rounds of `k` dispatchers, beside SQLite's `sqliteRate`. */
+export function pgLines(k: number, rounds: PgRound[], sqliteRate: number): string[] {
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+  const f = (x: number) => x.toFixed(0)
+  const rate = median(rounds.map((r) => r.rate))
+  return [
+    `  PostgreSQL, ${k} dispatcher${k > 1 ? 's' : ' '} (dispatcher/main.ts) ${f(rate).padStart(6)}/s  ${(rate / sqliteRate).toFixed(2)} x SQLite`
+      + `  (from the first commit ${f(median(rounds.map((r) => r.fromCommit)))}/s; writing the events ${f(median(rounds.map((r) => r.writeMs)))} ms; rounds ${rounds.map((r) => f(r.rate)).join(', ')})`,
+    `    CPU per delivery: dispatcher processes ${f(median(rounds.map((r) => r.dispatcherUs)))} µs, their PostgreSQL backends ${f(median(rounds.map((r) => r.serverUs)))} µs,`
+      + ` the backends writing the events ${f(median(rounds.map((r) => r.writerUs)))} µs`,
+  ]
 }

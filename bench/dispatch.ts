@@ -13,6 +13,10 @@
  *   bun bench/dispatch.ts [deliveries=10000] [publishes=200] [inFlightPerWebhook=16] [receiverMs=0] [rounds=3]
  * BENCH_BARE=1 adds a bare loop of fetch POSTs per round (bench/bare-fetch.ts: same body and
  * headers, no outbox at all); BENCH_PROFILE=<dir> writes the real dispatcher's CPU profile there.
+ * 3. With DATABASE_URL set: deliveries per second with 1, 2 and 4 real dispatcher processes on a
+ *    fresh PostgreSQL database on that server, to the same receiver, timed as the SQLite rounds
+ *    (bench/dispatch-pg.ts), beside the SQLite dispatcher's rate of 1.
+ *   DATABASE_URL=postgres://root@127.0.0.1:5432/postgres bun bench/dispatch.ts [deliveries] [publishes] [inFlightPerWebhook] [receiverMs] [rounds]
  */
 import { join } from 'node:path'
 import { rmSync } from 'node:fs'
@@ -22,6 +26,9 @@ import { samplePayload } from '../core/webhooks/deliveries'
 import { TEAM } from '../test/helpers'
 import { benchApi } from './bench-api'
 import { cpuByThreadName, perItemUs, threadCpuMs, type ThreadCpu } from './proc-cpu'
+import { dispatchOnPostgres, pgLines } from './dispatch-pg'
+import { BENCH_DATABASE_URL } from './pg-db'
+import { maskUrl } from '../db/pg/url'
 
 const N = Number(process.argv[2] ?? 10_000)
 const PUBLISHES = Number(process.argv[3] ?? 200)
@@ -50,7 +57,10 @@ const server = Bun.serve({
 const target = `http://127.0.0.1:${server.port}/hook`
 await call('POST', `/teams/${TEAM}/webhooks`, { label: 'bench', provider: 'custom', target })
 
-const env = { ...process.env, DATABASE_PATH: path, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', DISPATCHER_PER_WEBHOOK: String(PER_WEBHOOK), DISPATCHER_CONCURRENCY: String(Math.max(64, PER_WEBHOOK)) }
+const dispatcherEnv = { LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', DISPATCHER_PER_WEBHOOK: String(PER_WEBHOOK), DISPATCHER_CONCURRENCY: String(Math.max(64, PER_WEBHOOK)) }
+// The SQLite processes never see DATABASE_URL (it would put them on PostgreSQL).
+const { DATABASE_URL: _, ...envWithoutUrl } = process.env
+const env = { ...envWithoutUrl, DATABASE_PATH: path, ...dispatcherEnv }
 const spawn = (script: string, profile?: string) =>
   Bun.spawn(['bun', ...(profile ? ['--cpu-prof', '--cpu-prof-dir=' + profile] : []), script], { cwd: root, stdout: 'ignore', stderr: 'inherit', env })
 const real = spawn('dispatcher/main.ts', process.env.BENCH_PROFILE)
@@ -168,15 +178,30 @@ try {
   console.log(`deliveries per second:              real ${f(median(rounds.map((r) => r.real.rate)))}, floor ${f(median(rounds.map((r) => r.floor.rate)))} median`)
   console.log(`publish-to-receipt latency:         p50 ${f(pct(50))} ms, p99 ${f(pct(99))} ms over ${PUBLISHES} publishes, from sending the publish`)
   console.log(`                                    p50 ${f(pct(50, fromAnswer))} ms, p99 ${f(pct(99, fromAnswer))} ms from its answer (goal p50 <= 2, p99 <= 10; bench/latency-floor.ts gives the floors)`)
+
+  // 3. PostgreSQL, the SQLite processes stopped first (they would take CPU polling).
+  if (BENCH_DATABASE_URL) {
+    await stopSqlite()
+    const sqliteRate = median(rounds.map((r) => r.real.rate))
+    const pg = await dispatchOnPostgres({ serverUrl: BENCH_DATABASE_URL, events: N, rounds: ROUNDS, target, received, env: dispatcherEnv })
+    console.log(`deliveries per second on PostgreSQL (${maskUrl(BENCH_DATABASE_URL)}), ${N} events per round, from before the first commit to the last receipt, median of ${ROUNDS} rounds:`)
+    console.log(`  SQLite, 1 dispatcher (the real rounds above)  ${f(sqliteRate).padStart(8)}/s`)
+    for (const [k, rs] of pg) for (const line of pgLines(k, rs, sqliteRate)) console.log(line)
+  }
 } finally {
+  await stopSqlite()
+  server.stop(true)
+  db.$client.close()
+  rmSync(dir, { recursive: true, force: true })
+}
+
+/** Ends the SQLite dispatcher and the floor (once). */
+async function stopSqlite() {
   for (const p of [real, floor]) {
     p.kill('SIGCONT')
     p.kill('SIGTERM')
     await p.exited
   }
-  server.stop(true)
-  db.$client.close()
-  rmSync(dir, { recursive: true, force: true })
 }
 
 /** A bare loop of N fetch POSTs with the dispatcher's body and headers, both dispatchers paused. */

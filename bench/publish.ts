@@ -9,22 +9,30 @@
  * SQLite work a publish needs. A second, generic baseline (the same number of simple
  * key-value statements) is printed for context.
  *
+ * With DATABASE_URL set, the same publishes also run on PostgreSQL (a fresh database per copy on
+ * that server, dropped at the end), against a bare Bun.sql transaction of the same statements
+ * (bench/publish-pg.ts); BENCH_STATEMENTS=1 prints the statements of one publish there.
+ *
  *   bun bench/publish.ts [documents=2000]
+ *   DATABASE_URL=postgres://root@127.0.0.1:5432/postgres bun bench/publish.ts [documents=2000]
  */
 import type { Database } from 'bun:sqlite'
-import { openDb, type SqliteDb as Db } from '../db/client'
+import { openDb, type Db as AnyDb, type SqliteDb as Db } from '../db/client'
 import { createMetrics } from '../core/metrics'
 import { publishCounted } from '../core/publish/service'
 import { writeDocument } from '../core/content/service'
 import { seed } from '../cli/seed'
 import { fmt, tempDbPath } from './util'
+import { BENCH_DATABASE_URL } from './pg-db'
+import { maskUrl } from '../db/pg/url'
+import { publishOnPostgres } from './publish-pg'
 
 const N = Number(process.argv[2] ?? 2000)
 const locales = { en: { title: 'Title', slug: 'slug' }, de: { title: 'Titel', slug: 'slug-de' }, fr: { title: 'Titre', slug: 'slug-fr' } }
 
 /** A database with the same team and N drafts; identical across calls but for the node id. */
-async function prepare(name: string): Promise<Db> {
-  const db = openDb(tempDbPath(name))
+async function prepare(name: string, path = tempDbPath(name)): Promise<Db> {
+  const db = openDb(path)
   await seed(db, null, {
     teams: [{
       id: 't', workspaceId: 'w', locales: ['en', 'de', 'fr'], defaultLocale: 'en',
@@ -39,7 +47,7 @@ async function prepare(name: string): Promise<Db> {
   return db
 }
 
-const publish = async (db: Db, i: number, metrics: ReturnType<typeof createMetrics> | null) =>
+const publish = async (db: AnyDb, i: number, metrics: ReturnType<typeof createMetrics> | null) =>
   await publishCounted(db, metrics, { teamId: 't', id: `pages/p${i}`, stampUserId: 'u', actorUserId: 'u', source: 'api' })
 
 // 1. Record the statements of every publish on a scratch copy.
@@ -100,9 +108,23 @@ t0 = performance.now()
 for (let i = 0; i < N; i++) kv.immediate(i)
 const kvRate = N / ((performance.now() - t0) / 1000)
 
+console.log('SQLite:')
 console.log(`documents published:               ${N}`)
 console.log(`statements per publish:            ${statements}`)
 console.log(`publishes per second:              ${fmt(publishRate, 0)}`)
 console.log(`bare replay of the same statements: ${fmt(bareRate, 0)} transactions/s`)
 console.log(`ratio publish / bare replay:       ${fmt(publishRate / bareRate)}  (goal >= 0.5)`)
 console.log(`context: ${statements} key-value statements: ${fmt(kvRate, 0)} transactions/s (ratio ${fmt(publishRate / kvRate)})`)
+
+if (BENCH_DATABASE_URL) {
+  // The same drafts, written to SQLite and copied to a fresh PostgreSQL database per copy.
+  const source = tempDbPath('publish-pg-source')
+  ;(await prepare('publish-pg-source', source)).$client.close()
+  const pg = await publishOnPostgres(BENCH_DATABASE_URL, source, N, publish)
+  if (process.env.BENCH_STATEMENTS) for (const [i, text] of pg.texts.entries()) console.log(`  ${i + 1}. ${text.replace(/\s+/g, ' ')}`)
+  console.log(`PostgreSQL (${maskUrl(BENCH_DATABASE_URL)}):`)
+  console.log(`statements per publish:            ${pg.statements} (and BEGIN, COMMIT)`)
+  console.log(`publishes per second:              ${fmt(pg.publishRate, 0)}  (${fmt(pg.publishRate / publishRate)} x SQLite)`)
+  console.log(`bare Bun.sql transaction of the same statements: ${fmt(pg.bareRate, 0)} transactions/s`)
+  console.log(`ratio publish / bare:              ${fmt(pg.publishRate / pg.bareRate)}  (goal >= 0.5)`)
+}

@@ -1,6 +1,6 @@
 /**
  * PostgreSQL outbox runners (dispatcher/pg-outbox-runner.ts) as real processes, for the
- * multi-process test and bench/dispatch-pg.ts: spawned on a database URL with the dispatcher's
+ * multi-process test (test/e2e/pg-dispatchers.test.ts): spawned on a database URL with the dispatcher's
  * environment, their output collected as it comes.
  */
 import type { SQL, Subprocess } from 'bun'
