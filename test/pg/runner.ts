@@ -38,8 +38,9 @@ export function spawnPgRunner(url: string, env: Record<string, string> = {}): Pg
   return { proc, out, owner: () => started()?.owner, cleanup }
 }
 
-/** How many dispatcher proofs of life (session advisory locks in OWNER_LOCK_SPACE) the server holds now. */
+/** How many dispatcher proofs of life (session advisory locks in OWNER_LOCK_SPACE) this database holds now (not the whole server: other test files and benches run dispatchers on their own databases at the same time). */
 export async function liveOwners(sql: SQL): Promise<number> {
-  const [row] = await sql`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ${OWNER_LOCK_SPACE}::oid AND objsubid = 2`
+  const [row] = await sql`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ${OWNER_LOCK_SPACE}::oid AND objsubid = 2
+    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
   return row.n
 }
