@@ -2,6 +2,7 @@
  * What the MCP server tests share: one app per test file (created before its tests, closed
  * after), an official MCP client connected through it, and readers of what the tools wrote.
  */
+import { sqliteOf } from '../dialect'
 import { afterAll, beforeAll, expect } from 'bun:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -34,7 +35,7 @@ export function assistantFixture() {
     versions: async (id: string) => (await fx.ctx.call('GET', `/content/versions/${TEAM}?id=${id}`)).body.rows ?? [],
     publishedOk: async () => Number(/service_api_publish_revisions\{outcome="ok"\} (\d+)/.exec((await fx.ctx.call('GET', '/metrics')).text)![1]),
     eventsOf: (id: string) =>
-      (fx.ctx.db.$client.query(`SELECT payload FROM outbox_events WHERE json_extract(payload, '$.documentId') = ?`).all(id) as { payload: string }[]).map((r) => JSON.parse(r.payload)),
+      (sqliteOf(fx.ctx.db).$client.query(`SELECT payload FROM outbox_events WHERE json_extract(payload, '$.documentId') = ?`).all(id) as { payload: string }[]).map((r) => JSON.parse(r.payload)),
   }
   beforeAll(async () => { fx.ctx = await createTestContext() })
   afterAll(() => fx.ctx.close())

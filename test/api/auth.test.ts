@@ -1,3 +1,4 @@
+import { sqliteOf } from '../dialect'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 
@@ -61,7 +62,7 @@ describe('capabilities', () => {
   test('rewriting a published canonical in place needs ChangeLiveContent; its draft and unpublished documents need EditContent only', async () => {
     const hook = await ctx.call('POST', `/teams/${TEAM}/webhooks`, { body: { label: 'site', provider: 'custom', target: 'https://example.com/hook' } })
     expect(hook.status).toBe(201)
-    const events = () => (ctx.db.$client.query('SELECT count(*) AS n FROM outbox_events').get() as { n: number }).n
+    const events = () => (sqliteOf(ctx.db).$client.query('SELECT count(*) AS n FROM outbox_events').get() as { n: number }).n
     const home = (await ctx.call('GET', `/content/${TEAM}?id=pages/home`)).body
     const before = JSON.stringify(home)
     const { '@metadata': _m, __publishedBy: _b, __publishedAt: _a, ...doc } = home

@@ -3,6 +3,7 @@
  * the demo tokens of the sign-in page, and "Share" on a version row (a snapshot of a Published
  * Version). The flags change only the app's History drawer: no endpoint answers differently.
  */
+import { sqliteOf } from '../dialect'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 import { seed } from '../../cli/seed'
@@ -111,7 +112,7 @@ test('the sign-in page names the demo tokens only while they sign in on this dat
   const none = await ctx.call('GET', '/app/demo-tokens', { token: null })
   expect(none.status).toBe(200)
   expect(none.body).toEqual([])
-  await seed(ctx.db, ctx.metrics, demo)
+  await seed(sqliteOf(ctx.db), ctx.metrics, demo)
   const listed = (await ctx.call('GET', '/app/demo-tokens', { token: null })).body
   expect(listed.map((u: { token: string }) => u.token)).toEqual(demo.teams[0]!.users.map((u) => u.token))
   for (const u of listed) expect((await ctx.call('GET', '/me', { token: u.token })).status).toBe(200)

@@ -1,3 +1,4 @@
+import { sqliteOf } from '../dialect'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, TEAM, type TestContext } from '../helpers'
 
@@ -12,7 +13,7 @@ beforeAll(async () => {
 })
 afterAll(() => ctx.close())
 
-const outboxCount = () => (ctx.db.$client.query('SELECT count(*) AS n FROM outbox').get() as { n: number }).n
+const outboxCount = () => (sqliteOf(ctx.db).$client.query('SELECT count(*) AS n FROM outbox').get() as { n: number }).n
 
 test('publishing writes one event; listing, previewing and restoring versions write none', async () => {
   await ctx.call('POST', `/content/${TEAM}`, { body: { id: 'pages/ev/draft', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'A', slug: 'ev' } } } })

@@ -1,3 +1,4 @@
+import { sqliteOf } from '../dialect'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, holdWriteLock, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { errorResponse } from '../../api/http/error-mapping'
@@ -77,7 +78,7 @@ test('HEAD answers as GET without a body, through the same checks', async () => 
 test('a write that waits past the busy timeout on another process\'s lock is 503 busy with Retry-After, then goes through; the failure is logged with method and path', async () => {
   const lines: string[] = []
   const logged = await createTestContext({ logTo: (line) => lines.push(line) })
-  logged.db.$client.exec('PRAGMA busy_timeout = 50')
+  sqliteOf(logged.db).$client.exec('PRAGMA busy_timeout = 50')
   const other = holdWriteLock(logged.path) // as a long seed in another process holds it
   try {
     const doc = { id: 'pages/busy', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'B', slug: 'busy' } } }
@@ -91,7 +92,7 @@ test('a write that waits past the busy timeout on another process\'s lock is 503
     expect((await logged.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
   } finally {
     other.release()
-    logged.close()
+    await logged.close()
   }
 })
 
@@ -114,7 +115,7 @@ test('a write waiting for another process\'s lock does not hold up other request
     expect({ status: res.status, id: res.body.id }).toEqual({ status: 200, id: 'pages/waits' })
   } finally {
     other.release()
-    waiting.close()
+    await waiting.close()
   }
 })
 
@@ -144,7 +145,7 @@ test('a batch waits for a lock taken between its items on timers too: reads answ
 
     // Past the busy timeout: the items the lock stopped are refused with a busy reason (200, the list
     // says which went live); only a lock that stopped the first item leaves nothing done: 503.
-    batch.db.$client.exec('PRAGMA busy_timeout = 100')
+    sqliteOf(batch.db).$client.exec('PRAGMA busy_timeout = 100')
     other = null
     const partly = await batch.call('POST', `/content/publish/${TEAM}`, { body: { ids } })
     expect({ status: partly.status, body: partly.body }).toEqual({ status: 200, body: [
@@ -161,13 +162,13 @@ test('a batch waits for a lock taken between its items on timers too: reads answ
     expect(archived.body.map((i: { status: number }) => i.status)).toEqual([0, 0, 0])
   } finally {
     ;(other as ReturnType<typeof holdWriteLock> | null)?.release()
-    batch.close()
+    await batch.close()
   }
 })
 
 test('the batch driver: a lock past the timeout after the first item refuses the rest in their order; on the first item it throws', async () => {
   const c = await createTestContext()
-  c.db.$client.exec('PRAGMA busy_timeout = 50')
+  sqliteOf(c.db).$client.exec('PRAGMA busy_timeout = 50')
   let other: ReturnType<typeof holdWriteLock> | null = null
   try {
     const ran: string[] = []
@@ -183,7 +184,7 @@ test('the batch driver: a lock past the timeout after the first item refuses the
     expect(ran).toEqual(['c'])
   } finally {
     ;(other as ReturnType<typeof holdWriteLock> | null)?.release()
-    c.close()
+    await c.close()
   }
 })
 

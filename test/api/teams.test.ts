@@ -1,10 +1,11 @@
+import { sqliteOf } from '../dialect'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })
 afterAll(() => ctx.close())
-const changes = () => ctx.db.$client.query('SELECT status, user_id AS userId FROM site_changes ORDER BY id').all()
+const changes = () => sqliteOf(ctx.db).$client.query('SELECT status, user_id AS userId FROM site_changes ORDER BY id').all()
 const put = (path: string, body: unknown, token = TOKENS.editor) => ctx.call('PUT', `/teams/${TEAM}${path}`, { body, token })
 
 test('settings need ManageTeam', async () => {
@@ -47,7 +48,7 @@ test('each setting reads back as its PUT takes it (EditContent or ManageTeam): r
     expect(await get('/content-types', TOKENS.webhooks)).toMatchObject({ status: 403, body: { error: 'forbidden', message: 'Missing capability: one of EditContent, ManageTeam.' } })
     expect(await ctx.call('GET', '/teams/other/locales')).toMatchObject({ status: 403, body: { error: 'forbidden' } })
   } finally {
-    own.close()
+    await own.close()
   }
 })
 
@@ -69,10 +70,10 @@ test('content type names are a letter then letters, digits, _ or -; field names 
     const res = await put('/content-types/things', { collection: 'things', fields })
     expect({ fields, status: res.status, error: res.body.error }).toEqual({ fields, status: 400, error: 'invalid_body' })
   }
-  expect(ctx.db.$client.query("SELECT name FROM content_types WHERE name NOT IN ('page', 'product')").all()).toEqual([])
+  expect(sqliteOf(ctx.db).$client.query("SELECT name FROM content_types WHERE name NOT IN ('page', 'product')").all()).toEqual([])
   expect((await put('/content-types/blog-post_2', { collection: 'posts', fields: [{ name: 'Title text' }] })).status).toBe(200)
   // Back to the seed's state for the tests below, which count site changes.
-  ctx.db.$client.exec("DELETE FROM content_types WHERE name = 'blog-post_2'; DELETE FROM site_changes")
+  sqliteOf(ctx.db).$client.exec("DELETE FROM content_types WHERE name = 'blog-post_2'; DELETE FROM site_changes")
 })
 
 test('locale codes are case-insensitive (en and EN are one) and fallbacks may not go round in a circle', async () => {
@@ -85,7 +86,7 @@ test('locale codes are case-insensitive (en and EN are one) and fallbacks may no
   const chain = await put('/localization', { fallbacks: { de: 'fr', fr: 'en' } })
   expect(chain.body.fallbacks).toEqual({ de: 'fr', fr: 'en' })
   expect((await put('/localization', { fallbacks: {} })).status).toBe(200)
-  ctx.db.$client.exec('DELETE FROM site_changes')
+  sqliteOf(ctx.db).$client.exec('DELETE FROM site_changes')
 })
 
 test('locale codes are BCP 47-style tags: __proto__, paths, spaces and the empty string are refused', async () => {
@@ -97,7 +98,7 @@ test('locale codes are BCP 47-style tags: __proto__, paths, spaces and the empty
   expect(ok.body).toEqual({ locales: ['en', 'de-CH', 'zh-Hant-TW', 'pt_BR'], defaultLocale: 'en', fallbacks: {} })
   expect((await put('/locales', { locales: ['en', 'de', 'fr'], defaultLocale: 'en' })).status).toBe(200)
   expect(changes()).toEqual([{ status: 'locales', userId: 'u-editor' }, { status: 'locales', userId: 'u-editor' }])
-  ctx.db.$client.exec('DELETE FROM site_changes')
+  sqliteOf(ctx.db).$client.exec('DELETE FROM site_changes')
 })
 
 test('each visible change records one site change with its status', async () => {

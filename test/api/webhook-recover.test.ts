@@ -2,6 +2,7 @@
  * `POST /teams/{teamId}/webhooks/{id}/recover` (contract.md "Webhooks"): what it queues, what it
  * leaves alone, and every refusal with its status, body shape and code.
  */
+import { sqliteOf } from '../dialect'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, insertDelivery, TEAM, TOKENS, type TestContext } from '../helpers'
 import { RECOVER_STEP } from '../../core/webhooks/recover'
@@ -22,7 +23,7 @@ async function newHook(label = 'Recover'): Promise<string> {
 }
 const recover = (hookId: string, body: unknown, token: string | null = TOKENS.webhooks) => ctx.call('POST', `${base}/${hookId}/recover`, { token, body })
 type Row = { eventId: string; status: string; attempts: number; trigger: string; nextAttemptAt: number; seq: number }
-const rows = (hookId: string) => ctx.db.$client.query(
+const rows = (hookId: string) => sqliteOf(ctx.db).$client.query(
   'SELECT event_id AS eventId, status, attempts, trigger, next_attempt_at AS nextAttemptAt, seq FROM outbox WHERE webhook_id = ? ORDER BY seq',
 ).all(hookId) as Row[]
 const statusOf = (hookId: string) => Object.fromEntries(rows(hookId).map((r) => [r.eventId, `${r.status}/${r.trigger}`]))
@@ -30,7 +31,7 @@ const statusOf = (hookId: string) => Object.fromEntries(rows(hookId).map((r) => 
 test('queues the failed events of the window, oldest first, as manual redeliveries; leaves everything else alone', async () => {
   const hook = await newHook()
   const other = await newHook('Other')
-  const c = ctx.db.$client
+  const c = sqliteOf(ctx.db).$client
   insertDelivery(c, { eventId: 'before', webhookId: hook, status: 'failed', attempts: 3, at: T0 - 1 })
   insertDelivery(c, { eventId: 'f1', webhookId: hook, status: 'failed', attempts: 3, at: T0 })
   insertDelivery(c, { eventId: 'ok', webhookId: hook, status: 'delivered', attempts: 1, at: T0 + 1000 })
@@ -63,8 +64,8 @@ test('queues the failed events of the window, oldest first, as manual redeliveri
 test('`until` defaults to now; timestamps with an offset and a date alone are taken', async () => {
   const hook = await newHook()
   const now = Date.now()
-  insertDelivery(ctx.db.$client, { eventId: 'recent', webhookId: hook, status: 'failed', attempts: 3, at: now - 60_000 })
-  insertDelivery(ctx.db.$client, { eventId: 'old', webhookId: hook, status: 'failed', attempts: 3, at: T0 - 24 * HOUR })
+  insertDelivery(sqliteOf(ctx.db).$client, { eventId: 'recent', webhookId: hook, status: 'failed', attempts: 3, at: now - 60_000 })
+  insertDelivery(sqliteOf(ctx.db).$client, { eventId: 'old', webhookId: hook, status: 'failed', attempts: 3, at: T0 - 24 * HOUR })
   expect((await recover(hook, { since: iso(now - HOUR) })).body).toEqual({ queued: 1 })
   expect(statusOf(hook)).toEqual({ recent: 'pending/manual', old: 'failed/scheduled' })
   // 2026-11-19T13:00:00+02:00 is 11:00 UTC, before `old` (T0 - 24 h = 2026-11-19T10:00Z): not queued.
@@ -75,7 +76,7 @@ test('`until` defaults to now; timestamps with an offset and a date alone are ta
 test(`thousands go in steps of ${RECOVER_STEP}; two recovers at once queue each event once`, async () => {
   const hook = await newHook()
   const n = 2 * RECOVER_STEP + 137
-  const c = ctx.db.$client
+  const c = sqliteOf(ctx.db).$client
   c.transaction(() => {
     for (let i = 0; i < n; i++) insertDelivery(c, { eventId: `bulk-${i}`, webhookId: hook, status: 'failed', attempts: 3, at: T0 + i })
   })()
@@ -90,8 +91,8 @@ test(`thousands go in steps of ${RECOVER_STEP}; two recovers at once queue each 
 
 test('the delivery log shows a recovered event as pending again, its old attempts kept', async () => {
   const hook = await newHook()
-  const seq = insertDelivery(ctx.db.$client, { eventId: 'logged', webhookId: hook, status: 'failed', attempts: 1, at: T0 })
-  ctx.db.$client.query(`INSERT INTO delivery_attempts (outbox_seq, webhook_id, event_id, attempt, trigger, started_at, status_code, error, duration_ms, response_body, next_attempt_at)
+  const seq = insertDelivery(sqliteOf(ctx.db).$client, { eventId: 'logged', webhookId: hook, status: 'failed', attempts: 1, at: T0 })
+  sqliteOf(ctx.db).$client.query(`INSERT INTO delivery_attempts (outbox_seq, webhook_id, event_id, attempt, trigger, started_at, status_code, error, duration_ms, response_body, next_attempt_at)
     VALUES (?, ?, 'logged', 1, 'scheduled', ?, 503, NULL, 3, 'down', NULL)`).run(seq, hook, T0)
   expect((await recover(hook, { since: iso(T0) })).body).toEqual({ queued: 1 })
   const log = await ctx.call('GET', `${base}/${hook}/deliveries`, { token: TOKENS.webhooks })
@@ -118,7 +119,7 @@ test('refusals: 401 without a token, 403 without ManageWebhooks or in another te
 
 test('refusals: 400 for a missing or malformed window, each with its code; nothing is queued', async () => {
   const hook = await newHook()
-  insertDelivery(ctx.db.$client, { eventId: 'kept', webhookId: hook, status: 'failed', attempts: 3, at: T0 })
+  insertDelivery(sqliteOf(ctx.db).$client, { eventId: 'kept', webhookId: hook, status: 'failed', attempts: 3, at: T0 })
   const future = iso(Date.now() + HOUR)
   const cases: [unknown, string][] = [
     [{}, 'invalid_body'],

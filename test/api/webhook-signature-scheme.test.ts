@@ -3,6 +3,7 @@
  * `standard-webhooks` with a `whsec_` key; create, update, the record, the stored row, the test
  * send's headers and the OpenAPI document.
  */
+import { sqliteOf } from '../dialect'
 import { expect, test } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
 import { TOKENS } from '../helpers'
@@ -17,7 +18,7 @@ const OWN = 'my-own-secret-0123456789-abcdef-1234'
 const create = (body: Record<string, unknown>) => fx.ctx.call('POST', base, { token: TOKENS.webhooks, body: { label: 'SW', provider: 'custom', target: fx.rx.url, ...body } })
 const patch = (id: string, body: Record<string, unknown>) => fx.ctx.call('PATCH', `${base}/${id}`, { token: TOKENS.webhooks, body })
 const stored = (id: string) => {
-  const row = fx.ctx.db.$client.query('SELECT secret, options FROM webhooks WHERE id = ?').get(id) as { secret: string; options: string }
+  const row = sqliteOf(fx.ctx.db).$client.query('SELECT secret, options FROM webhooks WHERE id = ?').get(id) as { secret: string; options: string }
   return { secret: row.secret, options: JSON.parse(row.options) }
 }
 

@@ -1,3 +1,4 @@
+import { sqliteOf } from '../dialect'
 import { expect, test } from 'bun:test'
 import { createTestContext, holdWriteLock, insertDelivery, TEAM, TOKENS } from '../helpers'
 import { DELETE_STEP, deleteDeliveriesStep } from '../../core/webhooks/service'
@@ -68,7 +69,7 @@ test('delete takes the stored bytes of events only it was sent (a test send, its
     await own.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/home'] } }) // for `both` and `alone`
     await own.call('POST', `/content/archive/${TEAM}`, { body: { ids: ['pages/home'] } }) // for `onlyUnpublished` and `alone`
     expect((await own.call('POST', `${base}/${alone}/test`, { token: TOKENS.webhooks })).status).toBe(200) // for `alone` only
-    const payloads = () => own.db.$client.query('SELECT json_extract(payload, \'$.eventType\') AS type, json_extract(payload, \'$.documentId\') AS doc FROM outbox_events ORDER BY type, doc').all()
+    const payloads = () => sqliteOf(own.db).$client.query('SELECT json_extract(payload, \'$.eventType\') AS type, json_extract(payload, \'$.documentId\') AS doc FROM outbox_events ORDER BY type, doc').all()
     expect(payloads()).toEqual([
       { type: 'content.published', doc: 'pages/home' }, { type: 'content.published', doc: 'webhook-test' }, { type: 'content.unpublished', doc: 'pages/home' },
     ])
@@ -76,9 +77,9 @@ test('delete takes the stored bytes of events only it was sent (a test send, its
     expect(payloads()).toEqual([{ type: 'content.published', doc: 'pages/home' }, { type: 'content.unpublished', doc: 'pages/home' }])
     await own.call('DELETE', `${base}/${both}`, { token: TOKENS.webhooks })
     await own.call('DELETE', `${base}/${onlyUnpublished}`, { token: TOKENS.webhooks })
-    expect({ payloads: payloads(), outbox: own.db.$client.query('SELECT COUNT(*) AS n FROM outbox').get() }).toEqual({ payloads: [], outbox: { n: 0 } })
+    expect({ payloads: payloads(), outbox: sqliteOf(own.db).$client.query('SELECT COUNT(*) AS n FROM outbox').get() }).toEqual({ payloads: [], outbox: { n: 0 } })
   } finally {
-    own.close()
+    await own.close()
   }
 })
 
@@ -88,7 +89,7 @@ test('a long delivery log is deleted in short steps; pending rows (in flight, du
     const hook = (label: string) => own.call('POST', base, { token: TOKENS.webhooks, body: { label, provider: 'custom', target: fx.rx.url } }).then((r) => r.body.id as string)
     const gone = await hook('gone')
     const kept = await hook('kept')
-    const c = own.db.$client
+    const c = sqliteOf(own.db).$client
     const attempt = c.query(`INSERT INTO delivery_attempts (outbox_seq, webhook_id, event_id, attempt, trigger, started_at, status_code, error, duration_ms, response_body)
       VALUES (?, ?, ?, 1, 'scheduled', 0, 200, NULL, 3, 'ok')`)
     const add = (eventId: string, webhookId: string, status: 'pending' | 'delivered' = 'delivered', lease?: [string, number]) =>
@@ -129,7 +130,7 @@ test('a long delivery log is deleted in short steps; pending rows (in flight, du
     expect(count('SELECT COUNT(*) AS n FROM outbox_events')).toBe(13)
     expect((await own.call('GET', `${base}/${kept}/deliveries`, { token: TOKENS.webhooks })).body).toHaveLength(13)
   } finally {
-    own.close()
+    await own.close()
   }
 })
 
@@ -137,7 +138,7 @@ test('deleting a webhook with a long log waits for a free write lock between its
   const own = await createTestContext()
   try {
     const id = (await own.call('POST', base, { token: TOKENS.webhooks, body: { label: 'h', provider: 'custom', target: fx.rx.url } })).body.id as string
-    const c = own.db.$client
+    const c = sqliteOf(own.db).$client
     c.transaction(() => {
       for (let i = 0; i < 3 * DELETE_STEP; i++) insertDelivery(c, { eventId: `ev-${i}`, webhookId: id })
     })()
@@ -161,7 +162,7 @@ test('deleting a webhook with a long log waits for a free write lock between its
     expect((await deleting).status).toBe(204)
     expect(outbox()).toBe(0)
   } finally {
-    own.close()
+    await own.close()
   }
 })
 

@@ -1,3 +1,4 @@
+import { sqliteOf } from '../dialect'
 import { expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS } from '../helpers'
 import { verifySignature } from '../../receiver'
@@ -56,7 +57,7 @@ test('a batch publishes a parent before its child, whatever the order asked: the
   // Answers in the order asked.
   expect(res.body.map((i: any) => [i.id, i.status])).toEqual([['pages/shop-item', 0], ['pages/shop', 0]])
   const log = (await fx.ctx.call('GET', `${base}/${hook.id}/deliveries`, { token: TOKENS.webhooks })).body
-  const payloads = log.map((d: any) => JSON.parse((fx.ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(d.eventId) as { payload: string }).payload))
+  const payloads = log.map((d: any) => JSON.parse((sqliteOf(fx.ctx.db).$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(d.eventId) as { payload: string }).payload))
   expect(payloads.map((p: any) => [p.documentId, p.urls]).reverse()).toEqual([
     ['pages/shop', { en: '/shop' }],
     ['pages/shop-item', { en: '/shop/item' }],
@@ -71,16 +72,16 @@ test('a publish writes an outbox row; redeliver puts the same event back to pend
   const log = await fx.ctx.call('GET', `${base}/${hook.id}/deliveries`, { token: TOKENS.webhooks })
   expect(log.body).toEqual([{ eventId: expect.any(String), eventType: 'content.published', status: 'pending', createdAt: ISO, attempts: [] }])
   const eventId = log.body[0].eventId
-  const row = fx.ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(eventId) as { payload: string }
+  const row = sqliteOf(fx.ctx.db).$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(eventId) as { payload: string }
   expect(JSON.parse(row.payload)).toEqual({
     v: 2, eventType: 'content.published', eventId, occurredAt: ISO, teamId: TEAM, workspaceId: 'main', userId: 'u-editor',
     documentId: 'pages/about', collection: 'pages', locales: ['en'], status: 'published', url: '/about', urls: { en: '/about' },
     previousUrls: [], scope: 'document',
   })
-  fx.ctx.db.$client.query("UPDATE outbox SET status = 'failed', attempts = 3 WHERE event_id = ? AND webhook_id = ?").run(eventId, hook.id)
+  sqliteOf(fx.ctx.db).$client.query("UPDATE outbox SET status = 'failed', attempts = 3 WHERE event_id = ? AND webhook_id = ?").run(eventId, hook.id)
   const again = await fx.ctx.call('POST', `${base}/${hook.id}/deliveries/${eventId}/redeliver`, { token: TOKENS.webhooks })
   expect(again).toMatchObject({ status: 202, body: { eventId, eventType: 'content.published', status: 'pending' } })
-  expect(fx.ctx.db.$client.query(
+  expect(sqliteOf(fx.ctx.db).$client.query(
     'SELECT status, attempts, trigger, payload FROM outbox JOIN outbox_events USING (event_id) WHERE event_id = ? AND webhook_id = ?',
   ).get(eventId, hook.id)).toEqual({
     status: 'pending', attempts: 0, trigger: 'manual', payload: row.payload,
@@ -96,7 +97,7 @@ test('publish and its outbox rows are one transaction: one row per subscribed we
     const [a, b] = [await hook('a'), await hook('b', ['content.published'])]
     await hook('site only', ['site.changed']) // not subscribed to content.published: no row
     const doc = (id: string, slug: string) => ({ id, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: slug, slug } } })
-    const c = own.db.$client
+    const c = sqliteOf(own.db).$client
     const rows = (id: string) => c.query(`SELECT webhook_id AS hook FROM outbox JOIN outbox_events USING (event_id)
       WHERE json_extract(payload, '$.documentId') = ? ORDER BY webhook_id`).all(id).map((r) => (r as { hook: string }).hook)
     expect((await own.call('POST', `/content/${TEAM}`, { body: doc('pages/tx-ok', 'tx-ok') })).status).toBe(200)
@@ -115,7 +116,7 @@ test('publish and its outbox rows are one transaction: one row per subscribed we
     expect({ published: stayed['@metadata'].published, stamp: stayed.__publishedAt ?? null }).toEqual({ published: false, stamp: null })
     expect((await own.call('GET', `/content/versions/${TEAM}?id=pages/tx-fail`)).body.rows).toEqual([])
   } finally {
-    own.close()
+    await own.close()
   }
 })
 

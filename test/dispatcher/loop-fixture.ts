@@ -2,6 +2,7 @@
  * What the dispatcher loop tests share: for each test a fresh app, a real receiver, a webhook
  * to it and a clock the test moves by hand, and a dispatcher built over them.
  */
+import { sqliteOf } from '../dialect'
 import { afterEach, beforeEach, expect } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 import { startReceiver, type TestReceiver } from '../test-receiver'
@@ -35,7 +36,7 @@ export function loopFixture() {
       }),
     /** The outbox by status: how many rows, how many still leased. */
     outboxState: () =>
-      fx.ctx.db.$client.query(`SELECT status, COUNT(*) AS n, COUNT(lease_token) AS leased FROM outbox GROUP BY status ORDER BY status`).all(),
+      sqliteOf(fx.ctx.db).$client.query(`SELECT status, COUNT(*) AS n, COUNT(lease_token) AS leased FROM outbox GROUP BY status ORDER BY status`).all(),
     publish: async (doc: ReturnType<typeof page>) => {
       expect((await fx.ctx.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
       expect((await fx.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [doc.id] } })).body[0].status).toBe(0)
@@ -50,9 +51,9 @@ export function loopFixture() {
     })
     fx.hook = res.body
   })
-  afterEach(() => {
+  afterEach(async () => {
     fx.rx.stop()
-    fx.ctx.close()
+    await fx.ctx.close()
   })
   return fx
 }

@@ -1,4 +1,5 @@
 /** The dispatcher loop driven in-process with `runOnce(now)` and a hand-moved clock. */
+import { sqliteOf } from '../dialect'
 import { expect, test } from 'bun:test'
 import { holdWriteLock, TEAM, TOKENS, waitFor } from '../helpers'
 import { startReceiver } from '../test-receiver'
@@ -39,7 +40,7 @@ test('rows claimed ahead of free slots: never more than perWebhook in flight, ev
     expect(rx2.state.maxOpen).toBeLessThanOrEqual(4)
     expect(rx2.state.count).toBe(120)
     expect(outboxState()).toEqual([{ status: 'delivered', n: 120, leased: 0 }])
-    expect(fx.ctx.db.$client.query('SELECT COUNT(*) AS n, COUNT(DISTINCT outbox_seq) AS rows FROM delivery_attempts').get()).toEqual({ n: 120, rows: 120 })
+    expect(sqliteOf(fx.ctx.db).$client.query('SELECT COUNT(*) AS n, COUNT(DISTINCT outbox_seq) AS rows FROM delivery_attempts').get()).toEqual({ n: 120, rows: 120 })
   } finally {
     rx2.stop()
   }

@@ -5,6 +5,7 @@
  * both count the pool's budgets), a claim that answers after stop() gives its rows back, and
  * every row still goes out once, never more than perWebhook at a time.
  */
+import { sqliteOf } from '../dialect'
 import { expect, test } from 'bun:test'
 import { TEAM, TOKENS, waitFor } from '../helpers'
 import { SqliteOutboxStore } from '../../db/outbox/sqlite-store'
@@ -77,7 +78,7 @@ test('a store that answers later: one claim at a time, every row sent once, at m
   try {
     await fx.ctx.call('PATCH', `/teams/${TEAM}/webhooks/${fx.hook.id}`, { token: TOKENS.webhooks, body: { target: rx.url } })
     await enqueue(150)
-    const store = new SlowStore(fx.ctx.db, 3)
+    const store = new SlowStore(sqliteOf(fx.ctx.db), 3)
     const d = fx.dispatcher({ store, now: Date.now, perWebhook: 4, concurrency: 64, leaseMs: 60_000 })
     d.start()
     await waitFor(() => rx.state.count >= 150 && outboxState().length === 1, 20_000, 'all deliveries recorded')
@@ -111,7 +112,7 @@ test('stop() while a claim is on its way: the rows it brings back are given back
         return rows
       }
     }
-    const store = new GatedStore(fx.ctx.db)
+    const store = new GatedStore(sqliteOf(fx.ctx.db))
     const d = fx.dispatcher({ store, now: Date.now, leaseMs: 60_000 })
     d.start()
     await waitFor(() => store.asked > 0, 5000, 'the first claim on its way')

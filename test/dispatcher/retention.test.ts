@@ -2,6 +2,7 @@
  * Delivery log retention (DELIVERY_LOG_RETENTION_DAYS, dispatcher/prune.ts), driven through the
  * dispatcher loop with a hand-moved clock, and seen through the api's delivery log.
  */
+import { sqliteOf } from '../dialect'
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { createTestContext, holdWriteLock, insertDelivery, TEAM, TOKENS, type TestContext } from '../helpers'
 import { startReceiver, type TestReceiver } from '../test-receiver'
@@ -26,8 +27,8 @@ async function publish(id: string, slug: string) {
   expect((await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })).body[0].status).toBe(0)
 }
 const log = async (hook: { id: string }) => (await ctx.call('GET', `/teams/${TEAM}/webhooks/${hook.id}/deliveries`, { token: TOKENS.webhooks })).body as any[]
-const count = (table: string) => (ctx.db.$client.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
-const storedEvents = () => (ctx.db.$client.query(`SELECT json_extract(payload, '$.documentId') AS doc FROM outbox_events ORDER BY doc`).all() as { doc: string }[]).map((r) => r.doc)
+const count = (table: string) => (sqliteOf(ctx.db).$client.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
+const storedEvents = () => (sqliteOf(ctx.db).$client.query(`SELECT json_extract(payload, '$.documentId') AS doc FROM outbox_events ORDER BY doc`).all() as { doc: string }[]).map((r) => r.doc)
 
 beforeEach(async () => {
   ctx = await createTestContext()
@@ -40,10 +41,10 @@ beforeEach(async () => {
     hooks.push(res.body)
   }
 })
-afterEach(() => {
+afterEach(async () => {
   rx1.stop()
   rx2.stop()
-  ctx.close()
+  await ctx.close()
 })
 
 test('finished deliveries past the retention leave the log with their attempts and bytes; pending work and recent rows stay', async () => {
@@ -97,7 +98,7 @@ test('caught up, the next look is 10 minutes later; a backlog is pruned 200 per 
   expect(count('outbox')).toBe(0)
 
   // 300 finished rows, older than the cutoff (written straight into the file).
-  const c = ctx.db.$client
+  const c = sqliteOf(ctx.db).$client
   const t = clock - 2 * RETENTION
   c.transaction(() => {
     for (let i = 0; i < 300; i++) insertDelivery(c, { eventId: `e${i}`, webhookId: hooks[0]!.id, at: t + i })
@@ -131,7 +132,7 @@ test('with the write lock held by another process the prune waits for the next p
 })
 
 test('pruneDeliveries: emitted site changes past the cutoff go, held ones stay; old rows behind newer ones go too (a clock that stepped back)', async () => {
-  const c = ctx.db.$client
+  const c = sqliteOf(ctx.db).$client
   const cutoff = Date.now()
   c.query(`INSERT INTO site_changes (team_id, status, occurred_at, emitted_at) VALUES (?, 'locales', ?, ?), (?, 'locales', ?, NULL)`)
     .run(TEAM, cutoff - 5000, cutoff - 4000, TEAM, cutoff - 5000)
@@ -139,13 +140,13 @@ test('pruneDeliveries: emitted site changes past the cutoff go, held ones stay; 
   for (const [i, at] of [[1, cutoff + 10], [2, cutoff - 10_000]] as const) {
     insertDelivery(c, { eventId: `s${i}`, webhookId: hooks[0]!.id, status: 'failed', attempts: 3, at })
   }
-  expect(pruneDeliveries(ctx.db.$client, cutoff, 100)).toEqual({ deliveries: 1, events: 1, siteChanges: 1, next: null })
+  expect(pruneDeliveries(sqliteOf(ctx.db).$client, cutoff, 100)).toEqual({ deliveries: 1, events: 1, siteChanges: 1, next: null })
   expect((c.query('SELECT emitted_at FROM site_changes').all() as { emitted_at: number | null }[])).toEqual([{ emitted_at: null }])
   expect((c.query('SELECT event_id FROM outbox').all() as { event_id: string }[]).map((r) => r.event_id)).toEqual(['s1'])
 })
 
 test('pruneDeliveries: a step reads a bounded slice and says where the sweep goes on; site changes are capped too', async () => {
-  const c = ctx.db.$client
+  const c = sqliteOf(ctx.db).$client
   const cutoff = Date.now()
   const old = cutoff - 10_000
   c.transaction(() => {
@@ -157,12 +158,12 @@ test('pruneDeliveries: a step reads a bounded slice and says where the sweep goe
   })()
   const seqs = (c.query('SELECT seq FROM outbox ORDER BY seq').all() as { seq: number }[]).map((r) => r.seq)
   // max 3: three old rows, then the sweep goes on after the third (seq index 4).
-  expect(pruneDeliveries(ctx.db.$client, cutoff, 3)).toEqual({ deliveries: 3, events: 3, siteChanges: 3, next: seqs[4]! })
+  expect(pruneDeliveries(sqliteOf(ctx.db).$client, cutoff, 3)).toEqual({ deliveries: 3, events: 3, siteChanges: 3, next: seqs[4]! })
   // A large max: the step stops after 2,000 rows read, 1,000 more old ones among them.
-  expect(pruneDeliveries(ctx.db.$client, cutoff, 10_000, () => true, seqs[4]!)).toEqual({ deliveries: 1000, events: 1000, siteChanges: 2, next: seqs[2004]! })
+  expect(pruneDeliveries(sqliteOf(ctx.db).$client, cutoff, 10_000, () => true, seqs[4]!)).toEqual({ deliveries: 1000, events: 1000, siteChanges: 2, next: seqs[2004]! })
   // The lock taken: nothing written, the same place next time.
-  expect(pruneDeliveries(ctx.db.$client, cutoff, 10_000, () => false, seqs[2004]!)).toEqual({ deliveries: 0, events: 0, siteChanges: 0, next: seqs[2004]! })
-  expect(pruneDeliveries(ctx.db.$client, cutoff, 10_000, () => true, seqs[2004]!)).toEqual({ deliveries: 247, events: 247, siteChanges: 0, next: null })
+  expect(pruneDeliveries(sqliteOf(ctx.db).$client, cutoff, 10_000, () => false, seqs[2004]!)).toEqual({ deliveries: 0, events: 0, siteChanges: 0, next: seqs[2004]! })
+  expect(pruneDeliveries(sqliteOf(ctx.db).$client, cutoff, 10_000, () => true, seqs[2004]!)).toEqual({ deliveries: 247, events: 247, siteChanges: 0, next: null })
   expect(count('outbox')).toBe(1250)
   expect(count('site_changes')).toBe(0)
 })

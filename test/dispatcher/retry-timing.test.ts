@@ -15,9 +15,9 @@ beforeEach(async () => {
   ctx = await createTestContext()
   rx = startReceiver([{ status: 500 }, { status: 500 }, { status: 200 }])
 })
-afterEach(() => {
+afterEach(async () => {
   rx.stop()
-  ctx.close()
+  await ctx.close()
 })
 
 for (const [name, random] of [['top', 0.999999], ['bottom', 0]] as const) {

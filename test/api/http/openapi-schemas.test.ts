@@ -1,3 +1,4 @@
+import { sqliteOf } from '../../dialect'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Value } from '@sinclair/typebox/value'
 import { outboxEvents } from '../../../db/schema'
@@ -80,7 +81,7 @@ test('shared schemas are named in components.schemas and referred to by $ref, so
     await fresh.call('GET', `/content/${TEAM}?id=pages/none`)
     expect((await fresh.call('GET', '/swagger/json', { token: null })).text).toBe(cold.text)
   } finally {
-    fresh.close()
+    await fresh.close()
   }
 })
 
@@ -144,10 +145,10 @@ test('the top-level webhooks entry describes the request a receiver gets: header
   // The schema is the one real payloads are written from: a publish's event matches it.
   const hook = await ctx.call('POST', `/teams/${TEAM}/webhooks`, { body: { label: 'payload', provider: 'custom', target: 'http://127.0.0.1:4641/hook' } })
   expect(hook.status).toBe(201)
-  const before = ctx.db.select().from(outboxEvents).all().length
+  const before = sqliteOf(ctx.db).select().from(outboxEvents).all().length
   await ctx.call('POST', `/content/${TEAM}`, { body: { id: 'pages/payload', contentType: 'page', locales: { en: { title: 'P', slug: 'payload' } } } })
   expect((await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/payload'] } })).body[0].status).toBe(0)
-  const payloads = ctx.db.select().from(outboxEvents).all().slice(before).map((row) => JSON.parse(row.payload))
+  const payloads = sqliteOf(ctx.db).select().from(outboxEvents).all().slice(before).map((row) => JSON.parse(row.payload))
   expect(payloads.length).toBeGreaterThan(0)
   for (const payload of payloads) {
     expect({ id: payload.eventId, valid: Value.Check(EventPayload, payload) }).toEqual({ id: payload.eventId, valid: true })

@@ -4,6 +4,7 @@
  * whether the rows were written by publish or filled by migration 0008; and its plan is one seek
  * that reads no revision body.
  */
+import { sqliteOf } from '../../dialect'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -48,10 +49,10 @@ describe('written by publish', () => {
   afterAll(() => ctx.close())
 
   test('every version and time: the same locales as reading every later body', async () => {
-    const all = takens(ctx.db, 'pages/loc')
+    const all = takens(sqliteOf(ctx.db), 'pages/loc')
     expect(all.length).toBe(2 + 2 * (LOCALE_SETS.length + 1))
     for (const taken of all) {
-      expect({ taken, locales: (await localesPublishedSince(ctx.db, TEAM, 'pages/loc', taken)).sort() }).toEqual({ taken, locales: await oracle(ctx.db, 'pages/loc', taken) })
+      expect({ taken, locales: (await localesPublishedSince(ctx.db, TEAM, 'pages/loc', taken)).sort() }).toEqual({ taken, locales: await oracle(sqliteOf(ctx.db), 'pages/loc', taken) })
     }
   })
 })

@@ -2,6 +2,7 @@
  * core/webhooks/recover.ts below the route: the window's rules as a table, and the guard that
  * keeps a recover from queuing a delivery that failed again after it began.
  */
+import { sqliteOf } from '../../dialect'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, insertDelivery, TEAM, TOKENS, type TestContext } from '../../helpers'
 import { parseWindow, recoverFailed } from '../../../core/webhooks/recover'
@@ -35,7 +36,7 @@ afterAll(() => ctx.close())
 
 test('a delivery written after the recover began (queued and failed again meanwhile) is not queued by it', async () => {
   const hook = (await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'r', provider: 'custom', target: 'http://127.0.0.1:9/x' } })).body.id
-  const c = ctx.db.$client
+  const c = sqliteOf(ctx.db).$client
   const early = insertDelivery(c, { eventId: 'failed-before', webhookId: hook, status: 'failed', attempts: 3, at: NOW - 60_000 })
   const late = insertDelivery(c, { eventId: 'failed-again', webhookId: hook, status: 'failed', attempts: 3, at: NOW - 50_000 })
   c.query('UPDATE outbox SET updated_at = ? WHERE seq = ?').run(NOW + 1, late)
