@@ -41,14 +41,25 @@ export function sqliteOnly(reason: string): Marked {
 }
 
 /**
+ * `test` for what the product does not do on PostgreSQL yet (docs/postgresql.md "Not yet": the
+ * CLI, `bun start`): as it is on SQLite; on the PostgreSQL pass skipped, the reason in the name.
+ */
+export function pgNotYet(reason: string): typeof test {
+  if (!onPg) return test
+  const why = `[not yet on PostgreSQL: ${reason}]`
+  return ((name: string, ...rest: any[]) => { sayOnce(`skipped on PostgreSQL: ${name} ${why}`); return (test.skip as any)(`${name} ${why}`, ...rest) }) as any
+}
+
+/**
  * `test` for a behaviour the product gets wrong on PostgreSQL today (a finding, listed in
- * docs/postgresql.md): as it is on SQLite; on the PostgreSQL pass `test.failing`, so it is
- * reported by name, and the pass fails once the gap is closed and the mark is left behind.
+ * docs/postgresql.md): as it is on SQLite; on the PostgreSQL pass skipped, the gap in its name
+ * and printed, so it shows in every run. (Not `test.failing`: a race that happens not to
+ * happen would then fail the run.)
  */
 export function pgKnownGap(reason: string): typeof test {
   if (!onPg) return test
   const why = `[PostgreSQL known gap: ${reason}]`
-  return ((name: string, ...rest: any[]) => { sayOnce(`known gap on PostgreSQL: ${name} ${why}`); return (test.failing as any)(`${name} ${why}`, ...rest) }) as any
+  return ((name: string, ...rest: any[]) => { sayOnce(`known gap on PostgreSQL: ${name} ${why}`); return (test.skip as any)(`${name} ${why}`, ...rest) }) as any
 }
 
 /** The SQLite database of a context on SQLite; throws on PostgreSQL (mark such a test `sqliteOnly`). */

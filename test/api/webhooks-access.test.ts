@@ -1,3 +1,4 @@
+import { allPayloads, row, rows } from '../rows'
 import { sqliteOf } from '../dialect'
 import { expect, test } from 'bun:test'
 import { createTestContext, holdWriteLock, insertDelivery, TEAM, TOKENS } from '../helpers'
@@ -69,15 +70,16 @@ test('delete takes the stored bytes of events only it was sent (a test send, its
     await own.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/home'] } }) // for `both` and `alone`
     await own.call('POST', `/content/archive/${TEAM}`, { body: { ids: ['pages/home'] } }) // for `onlyUnpublished` and `alone`
     expect((await own.call('POST', `${base}/${alone}/test`, { token: TOKENS.webhooks })).status).toBe(200) // for `alone` only
-    const payloads = () => sqliteOf(own.db).$client.query('SELECT json_extract(payload, \'$.eventType\') AS type, json_extract(payload, \'$.documentId\') AS doc FROM outbox_events ORDER BY type, doc').all()
-    expect(payloads()).toEqual([
+    const payloads = async () => (await allPayloads(own.db)).map((p) => ({ type: p.eventType, doc: p.documentId }))
+      .sort((a, b) => (a.type + '\u0000' + a.doc < b.type + '\u0000' + b.doc ? -1 : 1))
+    expect(await payloads()).toEqual([
       { type: 'content.published', doc: 'pages/home' }, { type: 'content.published', doc: 'webhook-test' }, { type: 'content.unpublished', doc: 'pages/home' },
     ])
     expect((await own.call('DELETE', `${base}/${alone}`, { token: TOKENS.webhooks })).status).toBe(204)
-    expect(payloads()).toEqual([{ type: 'content.published', doc: 'pages/home' }, { type: 'content.unpublished', doc: 'pages/home' }])
+    expect(await payloads()).toEqual([{ type: 'content.published', doc: 'pages/home' }, { type: 'content.unpublished', doc: 'pages/home' }])
     await own.call('DELETE', `${base}/${both}`, { token: TOKENS.webhooks })
     await own.call('DELETE', `${base}/${onlyUnpublished}`, { token: TOKENS.webhooks })
-    expect({ payloads: payloads(), outbox: sqliteOf(own.db).$client.query('SELECT COUNT(*) AS n FROM outbox').get() }).toEqual({ payloads: [], outbox: { n: 0 } })
+    expect({ payloads: await payloads(), outbox: (await row(own.db, 'SELECT COUNT(*) AS n FROM outbox')) }).toEqual({ payloads: [], outbox: { n: 0 } })
   } finally {
     await own.close()
   }

@@ -1,3 +1,4 @@
+import { payloadOf, row, run } from '../rows'
 import { sqliteOf } from '../dialect'
 import { expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS } from '../helpers'
@@ -57,7 +58,7 @@ test('a batch publishes a parent before its child, whatever the order asked: the
   // Answers in the order asked.
   expect(res.body.map((i: any) => [i.id, i.status])).toEqual([['pages/shop-item', 0], ['pages/shop', 0]])
   const log = (await fx.ctx.call('GET', `${base}/${hook.id}/deliveries`, { token: TOKENS.webhooks })).body
-  const payloads = log.map((d: any) => JSON.parse((sqliteOf(fx.ctx.db).$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(d.eventId) as { payload: string }).payload))
+  const payloads = await Promise.all(log.map((d: any) => payloadOf(fx.ctx.db, d.eventId)))
   expect(payloads.map((p: any) => [p.documentId, p.urls]).reverse()).toEqual([
     ['pages/shop', { en: '/shop' }],
     ['pages/shop-item', { en: '/shop/item' }],
@@ -72,19 +73,19 @@ test('a publish writes an outbox row; redeliver puts the same event back to pend
   const log = await fx.ctx.call('GET', `${base}/${hook.id}/deliveries`, { token: TOKENS.webhooks })
   expect(log.body).toEqual([{ eventId: expect.any(String), eventType: 'content.published', status: 'pending', createdAt: ISO, attempts: [] }])
   const eventId = log.body[0].eventId
-  const row = sqliteOf(fx.ctx.db).$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(eventId) as { payload: string }
-  expect(JSON.parse(row.payload)).toEqual({
+  const got = (await row(fx.ctx.db, 'SELECT payload FROM outbox_events WHERE event_id = ?', eventId)) as { payload: string }
+  expect(JSON.parse(got.payload)).toEqual({
     v: 2, eventType: 'content.published', eventId, occurredAt: ISO, teamId: TEAM, workspaceId: 'main', userId: 'u-editor',
     documentId: 'pages/about', collection: 'pages', locales: ['en'], status: 'published', url: '/about', urls: { en: '/about' },
     previousUrls: [], scope: 'document',
   })
-  sqliteOf(fx.ctx.db).$client.query("UPDATE outbox SET status = 'failed', attempts = 3 WHERE event_id = ? AND webhook_id = ?").run(eventId, hook.id)
+  await run(fx.ctx.db, "UPDATE outbox SET status = 'failed', attempts = 3 WHERE event_id = ? AND webhook_id = ?", eventId, hook.id)
   const again = await fx.ctx.call('POST', `${base}/${hook.id}/deliveries/${eventId}/redeliver`, { token: TOKENS.webhooks })
   expect(again).toMatchObject({ status: 202, body: { eventId, eventType: 'content.published', status: 'pending' } })
-  expect(sqliteOf(fx.ctx.db).$client.query(
+  expect(await row(fx.ctx.db,
     'SELECT status, attempts, trigger, payload FROM outbox JOIN outbox_events USING (event_id) WHERE event_id = ? AND webhook_id = ?',
-  ).get(eventId, hook.id)).toEqual({
-    status: 'pending', attempts: 0, trigger: 'manual', payload: row.payload,
+    eventId, hook.id)).toEqual({
+    status: 'pending', attempts: 0, trigger: 'manual', payload: got.payload,
   })
   expect((await fx.ctx.call('POST', `${base}/${hook.id}/deliveries/nope/redeliver`, { token: TOKENS.webhooks })).status).toBe(404)
 })
