@@ -231,21 +231,7 @@ export function holdWriteLock(path: string): { release: (end?: 'ROLLBACK' | 'COM
   }
 }
 
-/**
- * One delivery written straight into the outbox, with its event's bytes (once per event id), as
- * the api would have left it: for tests of the log, retention and deletion that need many rows.
- * `at` is its created, updated and next-attempt time. Answers its `seq`.
- */
-export function insertDelivery(c: Database, d: {
-  eventId: string; webhookId: string; status?: 'pending' | 'delivered' | 'failed'; attempts?: number; at?: number; lease?: [token: string, expiresAt: number]
-}): number {
-  c.query('INSERT OR IGNORE INTO outbox_events (event_id, payload) VALUES (?, ?)').run(d.eventId, '{"v":2}')
-  const at = d.at ?? 0
-  const row = c.query(`INSERT INTO outbox (event_id, webhook_id, team_id, event_type, status, attempts, next_attempt_at, created_at, updated_at, lease_token, lease_expires_at)
-    VALUES (?, ?, ?, 'content.published', ?, ?, ?, ?, ?, ?, ?) RETURNING seq`)
-    .get(d.eventId, d.webhookId, TEAM, d.status ?? 'delivered', d.attempts ?? 1, at, at, at, d.lease?.[0] ?? null, d.lease?.[1] ?? null) as { seq: number }
-  return row.seq
-}
+/** Rows arranged straight in the database, on either engine: test/rows.ts (`insertDelivery` and others). */
 
 /** The first pino line of `text` with message `msg`, parsed; undefined until it is there. */
 export const logLine = (text: string, msg: string): Record<string, any> | undefined =>

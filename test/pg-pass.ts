@@ -19,6 +19,10 @@ type Skip = { why: 'sqlite-only' | 'not-yet' | 'no-database'; reason: string }
 export const PG_PASS_SKIPS: Record<string, Skip> = {
   'test/db/outbox/outbox.test.ts': { why: 'sqlite-only', reason: "the SQLite outbox operations on bun:sqlite (db/pg/outbox's twins have their own tests)" },
   'test/db/revision-compression.test.ts': { why: 'sqlite-only', reason: 'compresses plain-text revision bodies left in the SQLite file' },
+  'test/dispatcher/wake.test.ts': { why: 'sqlite-only', reason: "the hint socket in the liveness directory beside the SQLite file (PostgreSQL wakes with LISTEN/NOTIFY: test/db/pg/outbox/wake.test.ts)" },
+  'test/dispatcher/loop-slow-store.test.ts': { why: 'sqlite-only', reason: 'wraps the SQLite outbox store to slow it down or gate it; the loop it drives is the same on PostgreSQL' },
+  'test/dispatcher/crash-recovery.test.ts': { why: 'not-yet', reason: 'kills a dispatcher process started on the SQLite file' },
+  'test/api/http/write-lock.test.ts': { why: 'sqlite-only', reason: 'another connection holds the SQLite write lock; PostgreSQL has no database-wide write lock' },
   'test/pg/copy-snapshot.test.ts': { why: 'sqlite-only', reason: 'the source of a copy to PostgreSQL is a SQLite file' },
   'test/web/serving.test.ts': { why: 'no-database', reason: "serves the editor app's files; the database plays no part" },
   'test/browser/documents.test.ts': { why: 'not-yet', reason: 'the browser harness starts the api and dispatcher processes on the SQLite file' },

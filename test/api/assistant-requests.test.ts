@@ -2,11 +2,13 @@
  * The MCP server for AI assistants (`POST /mcp/{activeTeam}`), driven by the official MCP
  * client over the app's real HTTP handling: what a connected assistant sees and does.
  */
-import { sqliteOf } from '../dialect'
+import { sqliteOf, sqliteOnly } from '../dialect'
 import { describe, expect, test } from 'bun:test'
 import { holdWriteLock, TEAM, TOKENS } from '../helpers'
 import { BUSY_REASON } from '../../core/batch'
 import { assistantFixture, INIT, refusal } from './assistant-fixture'
+
+const lockTest = sqliteOnly('bun:sqlite write lock and busy_timeout; PostgreSQL has no database-wide write lock').test
 
 const fx = assistantFixture()
 const { connect, draft, versions } = fx
@@ -101,7 +103,7 @@ describe('MCP requests the route refuses or serves plainly', () => {
     }
   })
 
-  test("another process's write lock: reads answer at once; a publish waits, then answers busy and publishes nothing", async () => {
+  lockTest("another process's write lock: reads answer at once; a publish waits, then answers busy and publishes nothing", async () => {
     await draft('pages/locked', 'Locked', 'locked')
     const client = await connect(TOKENS.editor)
     const other = holdWriteLock(fx.ctx.path)
@@ -124,7 +126,7 @@ describe('MCP requests the route refuses or serves plainly', () => {
     await client.close()
   })
 
-  test('a lock taken after the first item and held past the timeout: that item and the rest are busy refusals, the published one named', async () => {
+  lockTest('a lock taken after the first item and held past the timeout: that item and the rest are busy refusals, the published one named', async () => {
     await draft('pages/lock-a', 'A', 'lock-a')
     await draft('pages/lock-b', 'B', 'lock-b')
     const client = await connect(TOKENS.editor)

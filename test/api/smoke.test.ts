@@ -1,10 +1,12 @@
-import { sqliteOf } from '../dialect'
+import { sqliteOf, sqliteOnly } from '../dialect'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, holdWriteLock, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { errorResponse } from '../../api/http/error-mapping'
 import { BUSY_REASON, busyItem, runBatchWaiting } from '../../core/batch'
 import { countRevisions } from '../../db/store'
 import { createLogger } from '../../core/log'
+
+const lockTest = sqliteOnly('bun:sqlite write lock and busy_timeout; PostgreSQL has no database-wide write lock').test
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })
@@ -75,7 +77,7 @@ test('HEAD answers as GET without a body, through the same checks', async () => 
   expect((await ctx.call('HEAD', `/content/versions/${TEAM}?id=pages/none`)).status).toBe(404)
 })
 
-test('a write that waits past the busy timeout on another process\'s lock is 503 busy with Retry-After, then goes through; the failure is logged with method and path', async () => {
+lockTest('a write that waits past the busy timeout on another process\'s lock is 503 busy with Retry-After, then goes through; the failure is logged with method and path', async () => {
   const lines: string[] = []
   const logged = await createTestContext({ logTo: (line) => lines.push(line) })
   sqliteOf(logged.db).$client.exec('PRAGMA busy_timeout = 50')
@@ -96,7 +98,7 @@ test('a write that waits past the busy timeout on another process\'s lock is 503
   }
 })
 
-test('a write waiting for another process\'s lock does not hold up other requests, and goes through when the lock is free', async () => {
+lockTest('a write waiting for another process\'s lock does not hold up other requests, and goes through when the lock is free', async () => {
   const waiting = await createTestContext()
   const other = holdWriteLock(waiting.path) // a large seed in another process holds the write lock
   try {
@@ -119,7 +121,7 @@ test('a write waiting for another process\'s lock does not hold up other request
   }
 })
 
-test('a batch waits for a lock taken between its items on timers too: reads answer meanwhile; past the timeout the rest are busy refusals, the done ones named', async () => {
+lockTest('a batch waits for a lock taken between its items on timers too: reads answer meanwhile; past the timeout the rest are busy refusals, the done ones named', async () => {
   const batch = await createTestContext()
   const ids = ['pages/b1', 'pages/b2', 'pages/b3']
   for (const id of ids) await batch.call('POST', `/content/${TEAM}`, { body: { id, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: id, slug: id.slice(6) } } } })
@@ -166,7 +168,7 @@ test('a batch waits for a lock taken between its items on timers too: reads answ
   }
 })
 
-test('the batch driver: a lock past the timeout after the first item refuses the rest in their order; on the first item it throws', async () => {
+lockTest('the batch driver: a lock past the timeout after the first item refuses the rest in their order; on the first item it throws', async () => {
   const c = await createTestContext()
   sqliteOf(c.db).$client.exec('PRAGMA busy_timeout = 50')
   let other: ReturnType<typeof holdWriteLock> | null = null
@@ -203,7 +205,7 @@ test('a response that breaks its own schema is a 500 whose log line says where, 
   expect(lines[0]).not.toContain('do-not-log-me')
 })
 
-test('a lock error wrapped by drizzle\'s query layer is the same 503 busy', async () => {
+lockTest('a lock error wrapped by drizzle\'s query layer is the same 503 busy', async () => {
   const busy = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' })
   const wrapped = Object.assign(new Error('Failed query: INSERT ...'), { cause: busy })
   const res = errorResponse(wrapped, 'UNKNOWN', createLogger('silent', 'test'))

@@ -1,5 +1,4 @@
-import { payloadOf, row, run } from '../rows'
-import { sqliteOf } from '../dialect'
+import { allPayloads, failInserts, payloadOf, row, rows as select, run } from '../rows'
 import { expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS } from '../helpers'
 import { verifySignature } from '../../receiver'
@@ -98,20 +97,19 @@ test('publish and its outbox rows are one transaction: one row per subscribed we
     const [a, b] = [await hook('a'), await hook('b', ['content.published'])]
     await hook('site only', ['site.changed']) // not subscribed to content.published: no row
     const doc = (id: string, slug: string) => ({ id, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: slug, slug } } })
-    const c = sqliteOf(own.db).$client
-    const rows = (id: string) => c.query(`SELECT webhook_id AS hook FROM outbox JOIN outbox_events USING (event_id)
-      WHERE json_extract(payload, '$.documentId') = ? ORDER BY webhook_id`).all(id).map((r) => (r as { hook: string }).hook)
+    const rows = async (id: string) => (await select<{ hook: string; payload: string }>(own.db, 'SELECT webhook_id AS hook, payload FROM outbox JOIN outbox_events USING (event_id) ORDER BY webhook_id'))
+      .filter((r) => JSON.parse(r.payload).documentId === id).map((r) => r.hook)
     expect((await own.call('POST', `/content/${TEAM}`, { body: doc('pages/tx-ok', 'tx-ok') })).status).toBe(200)
     expect((await own.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/tx-ok'] } })).body[0].status).toBe(0)
-    expect(rows('pages/tx-ok')).toEqual([a, b].sort())
+    expect(await rows('pages/tx-ok')).toEqual([a, b].sort())
     // The outbox write fails inside the publish (a trigger stands in for a full disk or a constraint).
     expect((await own.call('POST', `/content/${TEAM}`, { body: doc('pages/tx-fail', 'tx-fail') })).status).toBe(200)
-    c.exec(`CREATE TRIGGER outbox_fails BEFORE INSERT ON outbox BEGIN SELECT RAISE(ABORT, 'outbox write failed'); END`)
+    const restore = await failInserts(own.db, 'outbox', 'outbox write failed')
     const failed = await own.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/tx-fail'] } })
-    c.exec('DROP TRIGGER outbox_fails')
+    await restore()
     expect({ status: failed.status, error: failed.body.error }).toEqual({ status: 500, error: 'internal' })
-    expect(rows('pages/tx-fail')).toEqual([])
-    expect(c.query('SELECT COUNT(*) AS n FROM outbox_events WHERE json_extract(payload, \'$.documentId\') = ?').get('pages/tx-fail')).toEqual({ n: 0 })
+    expect(await rows('pages/tx-fail')).toEqual([])
+    expect((await allPayloads(own.db)).filter((p) => p.documentId === 'pages/tx-fail')).toEqual([])
     // Nothing of the publish stayed: not live, unstamped, no Published Version.
     const stayed = (await own.call('GET', `/content/${TEAM}?id=pages/tx-fail`)).body
     expect({ published: stayed['@metadata'].published, stamp: stayed.__publishedAt ?? null }).toEqual({ published: false, stamp: null })

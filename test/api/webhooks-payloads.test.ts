@@ -1,5 +1,5 @@
-import { payloadOf, payloadText, row, run } from '../rows'
-import { sqliteOf } from '../dialect'
+import { editBody, payloadOf, payloadText, row, run } from '../rows'
+import { sqliteOf, sqliteOnly } from '../dialect'
 import { expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { createTestContext, TEAM, TOKENS, waitFor } from '../helpers'
@@ -84,7 +84,7 @@ test('through a publish: a page moved with 250 live pages below lists them all (
     // A slug stored before slugs were checked: its path cannot be given reliably.
     expect((await write('pages/odd', 'pages/home', 'odd')).status).toBe(200)
     await publish(['pages/odd'])
-    await run(own.db, "UPDATE documents SET body = json_set(body, '$.locales.en.slug', 'a/b') WHERE team_id = ? AND id = 'pages/odd'", TEAM)
+    await editBody(own.db, TEAM, 'pages/odd', (b) => { b.locales.en.slug = 'a/b' })
     expect((await write('pages/odd/draft', 'pages/home', 'odd-2')).status).toBe(200)
     await publish(['pages/odd'])
     expect((await lastEvent()).scope).toBe('site')
@@ -115,7 +115,7 @@ test('a test send answered after its webhook was deleted still answers the calle
   }
 })
 
-test('a replaced secret and a dropped provider token are gone from the database file, not only from the row', async () => {
+sqliteOnly('reads the bytes of the SQLite file').test('a replaced secret and a dropped provider token are gone from the database file, not only from the row', async () => {
   // Backups copy the file: SQLite leaves a rewritten row's old bytes in the page unless told
   // to zero them (secure_delete).
   const own = await createTestContext()

@@ -39,7 +39,7 @@ test('rows claimed ahead of free slots: never more than perWebhook in flight, ev
     await d.stop()
     expect(rx2.state.maxOpen).toBeLessThanOrEqual(4)
     expect(rx2.state.count).toBe(120)
-    expect(outboxState()).toEqual([{ status: 'delivered', n: 120, leased: 0 }])
+    expect(await outboxState()).toEqual([{ status: 'delivered', n: 120, leased: 0 }])
     expect(sqliteOf(fx.ctx.db).$client.query('SELECT COUNT(*) AS n, COUNT(DISTINCT outbox_seq) AS rows FROM delivery_attempts').get()).toEqual({ n: 120, rows: 120 })
   } finally {
     rx2.stop()
@@ -55,7 +55,7 @@ test('stop() gives rows claimed ahead back at once (no lease left to expire)', a
     d.start()
     await waitFor(() => rx2.state.count >= 10, 10_000, 'a few deliveries')
     await d.stop()
-    const rows = outboxState() as { status: string; n: number; leased: number }[]
+    const rows = (await outboxState()) as { status: string; n: number; leased: number }[]
     expect(rows.every((r) => r.leased === 0)).toBe(true)
     expect(rows.reduce((a, r) => a + r.n, 0)).toBe(200)
     const delivered = rows.find((r) => r.status === 'delivered')!.n

@@ -4,6 +4,7 @@
  * can only come through the shared database.
  */
 import { sqliteOf } from '../dialect'
+import { storeFor } from './store-for'
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { createTestContext, holdWriteLock, TEAM, TOKENS, type TestContext } from '../helpers'
 import { runDueSchedules } from '../../core/publish/scheduled'
@@ -34,7 +35,7 @@ test('a scheduled publish run by the dispatcher shows on the api /metrics as out
     'service_worker_publish_revisions{outcome="error"} 0',
   ])
   await schedule('pages/later', now + 1000)
-  const d = createDispatcher({ db: ctx.db, log: createLogger('silent', 'test'), metrics: createMetrics(), pollMs: 50, allowPrivateTargets: true })
+  const d = createDispatcher({ db: ctx.db, ...storeFor(ctx.db), log: createLogger('silent', 'test'), metrics: createMetrics(), pollMs: 50, allowPrivateTargets: true })
   await d.runOnce(now) // not due yet
   expect(await workerSeries()).toContain('service_worker_publish_revisions{outcome="ok"} 0')
   await d.runOnce(now + 1000)
@@ -60,7 +61,7 @@ test('a scheduled publish that fails holds back only itself: the others due at t
   sqliteOf(ctx.db).$client.run(`CREATE TRIGGER refuse_sb BEFORE INSERT ON revisions WHEN NEW.document_id = 'pages/sb' BEGIN SELECT RAISE(ABORT, 'disk says no'); END`)
   const errors: string[] = []
   const log = createLogger('error', 'test', { write: (line: string) => { errors.push(JSON.parse(line).documentId) } })
-  const d = createDispatcher({ db: ctx.db, log, metrics: createMetrics(), pollMs: 50, allowPrivateTargets: true })
+  const d = createDispatcher({ db: ctx.db, ...storeFor(ctx.db), log, metrics: createMetrics(), pollMs: 50, allowPrivateTargets: true })
   const live = async () => {
     const out: Record<string, boolean> = {}
     for (const id of ['pages/sa', 'pages/sb', 'pages/sc']) out[id] = (await ctx.call('GET', `/content/${TEAM}?id=${id}`)).status === 200
@@ -117,7 +118,7 @@ test('a schedule whose author may no longer publish (capability taken away, toke
   expect(scheduled.status).toBe(201)
   const errors: string[] = []
   const log = createLogger('error', 'test', { write: (line: string) => { errors.push(JSON.parse(line).err.message) } })
-  const d = createDispatcher({ db: ctx.db, log, metrics: createMetrics(), pollMs: 50, allowPrivateTargets: true })
+  const d = createDispatcher({ db: ctx.db, ...storeFor(ctx.db), log, metrics: createMetrics(), pollMs: 50, allowPrivateTargets: true })
   const live = async () => (await ctx.call('GET', `/content/${TEAM}?id=pages/timed`)).status === 200
   const pending = async () => (await ctx.call('GET', `/content/history/${TEAM}?id=pages/timed`)).body.scheduled?.scheduledBy
 
