@@ -13,7 +13,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 
 export const root = join(import.meta.dir, '..')
 
-type Skip = { why: 'sqlite-only' | 'not-yet' | 'no-database'; reason: string }
+type Skip = { why: 'sqlite-only' | 'not-yet' | 'no-database' | 'runs-on-both'; reason: string }
 
 /** Files that use the test context but do not run on the PostgreSQL pass, and why. */
 export const PG_PASS_SKIPS: Record<string, Skip> = {
@@ -23,6 +23,8 @@ export const PG_PASS_SKIPS: Record<string, Skip> = {
   'test/dispatcher/loop-slow-store.test.ts': { why: 'sqlite-only', reason: 'wraps the SQLite outbox store to slow it down or gate it; the loop it drives is the same on PostgreSQL' },
   'test/dispatcher/crash-recovery.test.ts': { why: 'not-yet', reason: 'kills a dispatcher process started on the SQLite file' },
   'test/api/http/write-lock.test.ts': { why: 'sqlite-only', reason: 'another connection holds the SQLite write lock; PostgreSQL has no database-wide write lock' },
+  'test/e2e/dispatcher-postgres.test.ts': { why: 'runs-on-both', reason: 'runs on PostgreSQL in the SQLite pass already (its SQLite seed is copied over)' },
+  'test/pg/copy-to-postgres.test.ts': { why: 'runs-on-both', reason: 'copies a SQLite file into PostgreSQL in the SQLite pass already' },
   'test/pg/copy-snapshot.test.ts': { why: 'sqlite-only', reason: 'the source of a copy to PostgreSQL is a SQLite file' },
   'test/web/serving.test.ts': { why: 'no-database', reason: "serves the editor app's files; the database plays no part" },
   'test/browser/documents.test.ts': { why: 'not-yet', reason: 'the browser harness starts the api and dispatcher processes on the SQLite file' },

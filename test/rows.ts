@@ -103,16 +103,17 @@ export async function editBody(db: Conn, teamId: string, id: string, edit: (body
 
 /**
  * Makes every INSERT into `table` fail with `message` (a full disk or a broken constraint, as a
- * trigger stands in for it on either engine) until the answered function is called.
+ * trigger stands in for it on either engine) until the answered function is called; `when` is
+ * the trigger's condition on NEW, in SQL both engines read.
  */
-export async function failInserts(db: Conn, table: string, message: string): Promise<() => Promise<void>> {
+export async function failInserts(db: Conn, table: string, message: string, when?: string): Promise<() => Promise<void>> {
   const name = `${table}_fails`
   if (db.engine === 'sqlite') {
-    db.$client.exec(`CREATE TRIGGER ${name} BEFORE INSERT ON ${table} BEGIN SELECT RAISE(ABORT, '${message}'); END`)
+    db.$client.exec(`CREATE TRIGGER ${name} BEFORE INSERT ON ${table}${when ? ` WHEN ${when}` : ''} BEGIN SELECT RAISE(ABORT, '${message}'); END`)
     return async () => void db.$client.exec(`DROP TRIGGER ${name}`)
   }
   await db.sql.unsafe(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION '${message}'; END $$`)
-  await db.sql.unsafe(`CREATE TRIGGER ${name} BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`)
+  await db.sql.unsafe(`CREATE TRIGGER ${name} BEFORE INSERT ON ${table} FOR EACH ROW${when ? ` WHEN (${when})` : ''} EXECUTE FUNCTION ${name}()`)
   return async () => {
     await db.sql.unsafe(`DROP TRIGGER ${name} ON ${table}`)
     await db.sql.unsafe(`DROP FUNCTION ${name}()`)

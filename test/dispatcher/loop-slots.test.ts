@@ -1,5 +1,6 @@
 /** The dispatcher loop driven in-process with `runOnce(now)` and a hand-moved clock. */
-import { sqliteOf } from '../dialect'
+import { row } from '../rows'
+import { sqliteOnly } from '../dialect'
 import { expect, test } from 'bun:test'
 import { holdWriteLock, TEAM, TOKENS, waitFor } from '../helpers'
 import { startReceiver } from '../test-receiver'
@@ -40,7 +41,7 @@ test('rows claimed ahead of free slots: never more than perWebhook in flight, ev
     expect(rx2.state.maxOpen).toBeLessThanOrEqual(4)
     expect(rx2.state.count).toBe(120)
     expect(await outboxState()).toEqual([{ status: 'delivered', n: 120, leased: 0 }])
-    expect(sqliteOf(fx.ctx.db).$client.query('SELECT COUNT(*) AS n, COUNT(DISTINCT outbox_seq) AS rows FROM delivery_attempts').get()).toEqual({ n: 120, rows: 120 })
+    expect((await row(fx.ctx.db, 'SELECT COUNT(*) AS n, COUNT(DISTINCT outbox_seq) AS rows FROM delivery_attempts'))).toEqual({ n: 120, rows: 120 })
   } finally {
     rx2.stop()
   }
@@ -66,7 +67,7 @@ test('stop() gives rows claimed ahead back at once (no lease left to expire)', a
   }
 })
 
-test('an idle pass takes no write lock: an api writer holding it never stalls the dispatcher', async () => {
+sqliteOnly('another connection holds the SQLite write lock; PostgreSQL has none').test('an idle pass takes no write lock: an api writer holding it never stalls the dispatcher', async () => {
   const writer = holdWriteLock(fx.ctx.path) // as the api does for every write
   try {
     const lines: string[] = []
@@ -121,7 +122,7 @@ test('with no room for stalled sends (maxStalled 0) the healthy webhook waits fo
   expect(waited).toBeGreaterThanOrEqual(2000)
 }, 20_000)
 
-test('with the write lock held by another process, a pass with work due writes nothing and returns at once; the next pass does it all', async () => {
+sqliteOnly('another connection holds the SQLite write lock; PostgreSQL has none').test('with the write lock held by another process, a pass with work due writes nothing and returns at once; the next pass does it all', async () => {
   await publish(page('pages/locked', 'pages/home', { en: { title: 'L', slug: 'locked' } }))
   const draft = page('pages/sched/draft', 'pages/home', { en: { title: 'S', slug: 'sched' } })
   expect((await fx.ctx.call('POST', `/content/${TEAM}`, { body: draft })).status).toBe(200)

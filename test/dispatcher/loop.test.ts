@@ -1,5 +1,5 @@
 /** The dispatcher loop driven in-process with `runOnce(now)` and a hand-moved clock. */
-import { sqliteOf } from '../dialect'
+import { sqliteOf, sqliteOnly } from '../dialect'
 import { expect, test } from 'bun:test'
 import { TEAM, TOKENS } from '../helpers'
 import { claimDue } from '../../db/outbox/claim'
@@ -128,7 +128,7 @@ test('a burst of site changes yields one site.changed after the quiet period; ed
   }])
 })
 
-test('an expired lease is claimable again; a lost lease writes nothing', async () => {
+sqliteOnly('calls the SQLite outbox operations directly (the PostgreSQL twins: test/db/pg/outbox)').test('an expired lease is claimable again; a lost lease writes nothing', async () => {
   await publish(page('pages/a', 'pages/home', { en: { title: 'A', slug: 'a' } }))
   const [row] = claimDue(sqliteOf(fx.ctx.db).$client, { now: fx.clock, leaseMs: 5000, limit: 10 }) // a dispatcher that then dies
   expect(row).toBeDefined()
@@ -139,7 +139,7 @@ test('an expired lease is claimable again; a lost lease writes nothing', async (
   expect(sqliteOf(fx.ctx.db).$client.query('SELECT COUNT(*) AS n FROM delivery_attempts').get()).toEqual({ n: 1 })
 })
 
-test('recording a batch: only rows whose lease still matches move on and get an attempt row', async () => {
+sqliteOnly('calls the SQLite outbox operations directly (the PostgreSQL twins: test/db/pg/outbox)').test('recording a batch: only rows whose lease still matches move on and get an attempt row', async () => {
   await publish(page('pages/a', 'pages/home', { en: { title: 'A', slug: 'a' } }))
   await publish(page('pages/b', 'pages/home', { en: { title: 'B', slug: 'b' } }))
   const [first, second] = claimDue(sqliteOf(fx.ctx.db).$client, { now: fx.clock, leaseMs: 5000, limit: 10 })
