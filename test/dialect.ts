@@ -41,7 +41,7 @@ export function sqliteOnly(reason: string): Marked {
 }
 
 /**
- * `test` for what the product does not do on PostgreSQL yet (docs/postgresql.md "Not yet": the
+ * `test` for what the product does not do on PostgreSQL yet (docs/postgresql.md, its list of what does not run there yet: the
  * CLI, `bun start`): as it is on SQLite; on the PostgreSQL pass skipped, the reason in the name.
  */
 export function pgNotYet(reason: string): typeof test {
