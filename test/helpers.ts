@@ -1,17 +1,21 @@
 /**
- * Test harness: a fresh SQLite file per app, seeded with a known team, and a small client
- * that sends real HTTP requests through `app.handle`.
+ * Test harness: a fresh database per app (a SQLite file, or on the PostgreSQL pass a PostgreSQL
+ * database: test/dialect.ts), seeded with a known team, and a small client that sends real HTTP
+ * requests through `app.handle`.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
-import { openDb, type SqliteDb as Db } from '../db/client'
+import { openDb, pgHandle, type Db } from '../db/client'
+import { openPg } from '../db/pg/client'
 import { createApp } from '../api/app'
 import { loadConfig, type Config } from '../core/config'
 import { createLogger } from '../core/log'
 import { createMetrics } from '../core/metrics'
 import { seed } from '../cli/seed'
+import { onPg } from './dialect'
+import { contextDatabase, copySeedInto } from './pg/context-db'
 
 export const TEAM = 'acme'
 export const TOKENS = {
@@ -59,32 +63,56 @@ export function testSeed(extra: { locales?: string[] } = {}) {
 }
 
 export interface TestContext {
+  /** The SQLite database, or on the PostgreSQL pass the pool's handle (`ctx.db.engine` says which). */
   db: Db
   app: ReturnType<typeof createApp>
   config: Config
+  /** A temp folder of the test's own, removed by `close()`. */
   dir: string
+  /** The SQLite file; on PostgreSQL a path in `dir` where no file is. */
   path: string
   metrics: ReturnType<typeof createMetrics>
   /** Sends a request; `body` objects are JSON-encoded, strings sent raw. */
   call(method: string, path: string, opts?: { token?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers; text: string }>
-  close(): void
+  /** Closes the database (on PostgreSQL: ends the pool and drops the database) and removes `dir`. */
+  close(): Promise<void>
 }
 
 export function makeTestDir(prefix = 'content-test-') {
   return mkdtempSync(join(tmpdir(), prefix))
 }
 
-/** A new app over a new database file, seeded with `testSeed()`. */
+/**
+ * Seeds a context's new database. On PostgreSQL, until cli/seed.ts writes through a PostgreSQL
+ * handle (branch pg-seed), the seed goes into a SQLite file in `dir` first and is copied over
+ * with db/copy (what `cli copy-to-postgres` runs); then this is `seed(db, metrics, value)` on both.
+ */
+async function seedContext(db: Db, url: string | undefined, dir: string, metrics: ReturnType<typeof createMetrics>, value: unknown): Promise<void> {
+  if (db.engine === 'sqlite') return void (await seed(db, metrics, value))
+  const path = join(dir, 'seed.db')
+  const file = openDb(path)
+  try {
+    await seed(file, metrics, value)
+  } finally {
+    file.$client.close(true)
+  }
+  await copySeedInto(path, url!)
+  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true })
+}
+
+/** A new app over a new database (test/dialect.ts says which engine), seeded with `testSeed()`. */
 export async function createTestContext(opts: { env?: Record<string, string>; seed?: unknown; logTo?: (line: string) => void } = {}): Promise<TestContext> {
   const dir = makeTestDir()
   const path = join(dir, 'content.db')
-  const config = loadConfig({ DATABASE_PATH: path, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...opts.env })
-  const db = openDb(path)
+  const pg = onPg ? await contextDatabase() : undefined
+  const config = loadConfig({ DATABASE_PATH: path, ...(pg ? { DATABASE_URL: pg.url } : {}), LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...opts.env })
+  const db: Db = pg ? pgHandle(openPg(pg.url, { processName: 'test', poolSize: config.databasePoolSize }).$client) : openDb(path)
   const metrics = createMetrics()
-  await seed(db, metrics, opts.seed ?? testSeed())
+  await seedContext(db, pg?.url, dir, metrics, opts.seed ?? testSeed())
   const log = opts.logTo ? createLogger('info', 'test', { write: (line: string) => void opts.logTo!(line) }) : createLogger('silent', 'test')
   const app = createApp({ db, config, log, metrics })
   await app.modules
+  let closed = false
   return {
     db, app, config, dir, path, metrics,
     async call(method, url, { token = TOKENS.editor, body, headers = {} } = {}) {
@@ -105,9 +133,17 @@ export async function createTestContext(opts: { env?: Record<string, string>; se
       } catch {}
       return { status: res.status, body: parsed as any, headers: res.headers, text }
     },
-    close() {
-      db.$client.close()
-      rmSync(dir, { recursive: true, force: true })
+    async close() {
+      if (closed) return
+      closed = true
+      try {
+        if (db.engine === 'pg') {
+          await db.sql.close()
+          await pg!.drop()
+        } else db.$client.close()
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
     },
   }
 }
@@ -180,6 +216,7 @@ export function spawnApi(env: Record<string, string>, opts: { argv?: string[]; c
  * the connection; a second call does nothing, so a `finally` may call it again.
  */
 export function holdWriteLock(path: string): { release: (end?: 'ROLLBACK' | 'COMMIT') => void } {
+  if (!existsSync(path)) throw new Error(`holdWriteLock: no SQLite file at ${path} (a SQLite-only test: mark it sqliteOnly)`)
   const other = new Database(path)
   other.exec('PRAGMA busy_timeout = 5000')
   other.exec('BEGIN IMMEDIATE')
@@ -194,21 +231,7 @@ export function holdWriteLock(path: string): { release: (end?: 'ROLLBACK' | 'COM
   }
 }
 
-/**
- * One delivery written straight into the outbox, with its event's bytes (once per event id), as
- * the api would have left it: for tests of the log, retention and deletion that need many rows.
- * `at` is its created, updated and next-attempt time. Answers its `seq`.
- */
-export function insertDelivery(c: Database, d: {
-  eventId: string; webhookId: string; status?: 'pending' | 'delivered' | 'failed'; attempts?: number; at?: number; lease?: [token: string, expiresAt: number]
-}): number {
-  c.query('INSERT OR IGNORE INTO outbox_events (event_id, payload) VALUES (?, ?)').run(d.eventId, '{"v":2}')
-  const at = d.at ?? 0
-  const row = c.query(`INSERT INTO outbox (event_id, webhook_id, team_id, event_type, status, attempts, next_attempt_at, created_at, updated_at, lease_token, lease_expires_at)
-    VALUES (?, ?, ?, 'content.published', ?, ?, ?, ?, ?, ?, ?) RETURNING seq`)
-    .get(d.eventId, d.webhookId, TEAM, d.status ?? 'delivered', d.attempts ?? 1, at, at, at, d.lease?.[0] ?? null, d.lease?.[1] ?? null) as { seq: number }
-  return row.seq
-}
+/** Rows arranged straight in the database, on either engine: test/rows.ts (`insertDelivery` and others). */
 
 /** The first pino line of `text` with message `msg`, parsed; undefined until it is there. */
 export const logLine = (text: string, msg: string): Record<string, any> | undefined =>

@@ -2,6 +2,7 @@
  * What the MCP server tests share: one app per test file (created before its tests, closed
  * after), an official MCP client connected through it, and readers of what the tools wrote.
  */
+import { rows } from '../rows'
 import { afterAll, beforeAll, expect } from 'bun:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -33,8 +34,10 @@ export function assistantFixture() {
       fx.ctx.call('POST', `/content/${TEAM}`, { body: { id: `${id}/draft`, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title, slug } } } }),
     versions: async (id: string) => (await fx.ctx.call('GET', `/content/versions/${TEAM}?id=${id}`)).body.rows ?? [],
     publishedOk: async () => Number(/service_api_publish_revisions\{outcome="ok"\} (\d+)/.exec((await fx.ctx.call('GET', '/metrics')).text)![1]),
-    eventsOf: (id: string) =>
-      (fx.ctx.db.$client.query(`SELECT payload FROM outbox_events WHERE json_extract(payload, '$.documentId') = ?`).all(id) as { payload: string }[]).map((r) => JSON.parse(r.payload)),
+    /** The stored events of document `id`, in the order written (the outbox's seq). */
+    eventsOf: async (id: string) =>
+      (await rows<{ payload: string }>(fx.ctx.db, 'SELECT payload FROM outbox_events WHERE event_id IN (SELECT event_id FROM outbox) ORDER BY (SELECT min(seq) FROM outbox o WHERE o.event_id = outbox_events.event_id)'))
+        .map((r) => JSON.parse(r.payload)).filter((p) => p.documentId === id),
   }
   beforeAll(async () => { fx.ctx = await createTestContext() })
   afterAll(() => fx.ctx.close())

@@ -2,10 +2,13 @@
  * The MCP server for AI assistants (`POST /mcp/{activeTeam}`), driven by the official MCP
  * client over the app's real HTTP handling: what a connected assistant sees and does.
  */
+import { sqliteOf, sqliteOnly } from '../dialect'
 import { describe, expect, test } from 'bun:test'
 import { holdWriteLock, TEAM, TOKENS } from '../helpers'
 import { BUSY_REASON } from '../../core/batch'
 import { assistantFixture, INIT, refusal } from './assistant-fixture'
+
+const lockTest = sqliteOnly('bun:sqlite write lock and busy_timeout; PostgreSQL has no database-wide write lock').test
 
 const fx = assistantFixture()
 const { connect, draft, versions } = fx
@@ -100,11 +103,11 @@ describe('MCP requests the route refuses or serves plainly', () => {
     }
   })
 
-  test("another process's write lock: reads answer at once; a publish waits, then answers busy and publishes nothing", async () => {
+  lockTest("another process's write lock: reads answer at once; a publish waits, then answers busy and publishes nothing", async () => {
     await draft('pages/locked', 'Locked', 'locked')
     const client = await connect(TOKENS.editor)
     const other = holdWriteLock(fx.ctx.path)
-    fx.ctx.db.$client.exec('PRAGMA busy_timeout = 300')
+    sqliteOf(fx.ctx.db).$client.exec('PRAGMA busy_timeout = 300')
     try {
       const t = performance.now()
       expect((await client.listTools()).tools).toHaveLength(3)
@@ -115,7 +118,7 @@ describe('MCP requests the route refuses or serves plainly', () => {
       expect(busy).toEqual({ error: 'busy', message: 'The database stayed locked by another write (e.g. a large seed). Try again shortly.' })
     } finally {
       other.release()
-      fx.ctx.db.$client.exec('PRAGMA busy_timeout = 10000')
+      sqliteOf(fx.ctx.db).$client.exec('PRAGMA busy_timeout = 10000')
     }
     expect((await fx.ctx.call('GET', `/content/${TEAM}?id=pages/locked`)).status).toBe(404)
     const done = await client.callTool({ name: 'publish_content', arguments: { ids: ['pages/locked'] } })
@@ -123,7 +126,7 @@ describe('MCP requests the route refuses or serves plainly', () => {
     await client.close()
   })
 
-  test('a lock taken after the first item and held past the timeout: that item and the rest are busy refusals, the published one named', async () => {
+  lockTest('a lock taken after the first item and held past the timeout: that item and the rest are busy refusals, the published one named', async () => {
     await draft('pages/lock-a', 'A', 'lock-a')
     await draft('pages/lock-b', 'B', 'lock-b')
     const client = await connect(TOKENS.editor)
@@ -133,7 +136,7 @@ describe('MCP requests the route refuses or serves plainly', () => {
       other ??= holdWriteLock(fx.ctx.path) // another process (a seed) takes the lock after the first publish
       return inc(...args)
     }) as typeof inc
-    fx.ctx.db.$client.exec('PRAGMA busy_timeout = 100')
+    sqliteOf(fx.ctx.db).$client.exec('PRAGMA busy_timeout = 100')
     try {
       const res = await client.callTool({ name: 'publish_content', arguments: { ids: ['pages/lock-a', 'pages/lock-b'] } })
       expect(res.structuredContent).toEqual({ results: [
@@ -143,7 +146,7 @@ describe('MCP requests the route refuses or serves plainly', () => {
     } finally {
       fx.ctx.metrics.apiPublishRevisions.inc = inc
       ;(other as ReturnType<typeof holdWriteLock> | null)?.release()
-      fx.ctx.db.$client.exec('PRAGMA busy_timeout = 10000')
+      sqliteOf(fx.ctx.db).$client.exec('PRAGMA busy_timeout = 10000')
       await client.close()
     }
   })

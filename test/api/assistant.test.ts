@@ -57,7 +57,7 @@ describe('MCP server for assistants', () => {
     const client = await connect(TOKENS.editor)
     const result = await client.callTool({ name: 'publish_content', arguments: { ids: ['pages/ai2'] } })
     expect(result.isError).toBeFalsy()
-    const events = eventsOf('pages/ai2')
+    const events = await eventsOf('pages/ai2')
     expect(events).toHaveLength(1)
     expect(events[0]).toMatchObject({ v: 2, eventType: 'content.published', status: 'published', userId: 'u-editor', documentId: 'pages/ai2', url: '/ai-two', urls: { en: '/ai-two' }, locales: ['en'], scope: 'document' })
     await client.close()

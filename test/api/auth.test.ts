@@ -1,3 +1,4 @@
+import { row } from '../rows'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 
@@ -61,7 +62,7 @@ describe('capabilities', () => {
   test('rewriting a published canonical in place needs ChangeLiveContent; its draft and unpublished documents need EditContent only', async () => {
     const hook = await ctx.call('POST', `/teams/${TEAM}/webhooks`, { body: { label: 'site', provider: 'custom', target: 'https://example.com/hook' } })
     expect(hook.status).toBe(201)
-    const events = () => (ctx.db.$client.query('SELECT count(*) AS n FROM outbox_events').get() as { n: number }).n
+    const events = async () => ((await row(ctx.db, 'SELECT count(*) AS n FROM outbox_events')) as { n: number }).n
     const home = (await ctx.call('GET', `/content/${TEAM}?id=pages/home`)).body
     const before = JSON.stringify(home)
     const { '@metadata': _m, __publishedBy: _b, __publishedAt: _a, ...doc } = home
@@ -74,7 +75,7 @@ describe('capabilities', () => {
     expect({ status: patch.status, body: patch.body }).toEqual({ status: 403, body: refused('Missing capability: ChangeLiveContent') })
     // Nothing changed, and nothing was reported to the site.
     expect(JSON.stringify((await ctx.call('GET', `/content/${TEAM}?id=pages/home`)).body)).toBe(before)
-    expect(events()).toBe(0)
+    expect(await events()).toBe(0)
 
     // The draft of that document, and a canonical that is not live, are EditContent work.
     expect((await ctx.call('PATCH', `/content/${TEAM}?id=pages/home/draft`, { token: TOKENS.translator, body: [{ op: 'replace', path: '/locales/en/title', value: 'Draft' }] })).status).toBe(200)
@@ -82,7 +83,7 @@ describe('capabilities', () => {
     expect((await ctx.call('PATCH', `/content/${TEAM}?id=pages/fresh`, { token: TOKENS.translator, body: [{ op: 'replace', path: '/locales/en/title', value: 'G' }] })).status).toBe(200)
     // An editor with ChangeLiveContent may still rewrite the live canonical.
     expect((await ctx.call('POST', `/content/${TEAM}`, { token: TOKENS.editor, body: live })).status).toBe(200)
-    expect(events()).toBe(1) // the slug change, reported as content.published
+    expect(await events()).toBe(1) // the slug change, reported as content.published
   })
 })
 

@@ -18,7 +18,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await server.stop()
-  ctx.close()
+  await ctx.close()
 })
 
 const doc = (title: string) => JSON.stringify({ id: 'pages/big', contentType: 'page', fields: {}, locales: { en: { title } } })

@@ -1,3 +1,4 @@
+import { editBody } from '../rows'
 import { describe, expect, test } from 'bun:test'
 import { createTestContext, enc, TEAM } from '../helpers'
 import { base, page, documentsFixture } from './documents-fixture'
@@ -97,7 +98,7 @@ describe('bad input gets a clear 4xx and writes nothing', () => {
       expect(moved.status).toBe(200)
       expect(moved.body.locales.en.sku).toBe('A-1')
     } finally {
-      own.close()
+      await own.close()
     }
   })
 
@@ -122,7 +123,7 @@ describe('bad input gets a clear 4xx and writes nothing', () => {
     expect((await fx.ctx.call('POST', base, { body: tree('pages/cy-c', 'pages/nowhere') })).status).toBe(200)
     // A page stored in a cycle before the rule keeps its parent and stays editable; changing the parent is checked.
     expect((await fx.ctx.call('POST', base, { body: tree('pages/cy-c', 'pages/cy-a') })).status).toBe(200)
-    fx.ctx.db.$client.query("UPDATE documents SET body = json_set(body, '$.fields.parent', 'pages/cy-c') WHERE team_id = ? AND id = 'pages/cy-a'").run(TEAM)
+    await editBody(fx.ctx.db, TEAM, 'pages/cy-a', (b) => { b.fields.parent = 'pages/cy-c' })
     expect((await fx.ctx.call('PATCH', `${base}?id=pages/cy-a`, { body: [{ op: 'replace', path: '/locales/en/title', value: 'Still editable' }], headers: { 'content-type': 'application/json-patch+json' } })).status).toBe(200)
     expect((await fx.ctx.call('POST', base, { body: page('pages/cy-a/draft', { en: { title: 'Draft', slug: 'cy-a' } }, { parent: 'pages/cy-c' }) })).status).toBe(200)
     expect((await fx.ctx.call('POST', base, { body: tree('pages/cy-a', 'pages/cy-b') })).status).toBe(400)

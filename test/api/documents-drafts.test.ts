@@ -1,3 +1,4 @@
+import { row } from '../rows'
 import { describe, expect, test } from 'bun:test'
 import { createTestContext, enc, TEAM, TOKENS } from '../helpers'
 import { countRevisions } from '../../db/store'
@@ -175,7 +176,7 @@ describe('a locale removed from the team', () => {
       // Its content goes live with the rest, but the event names only the team's locales.
       await own.call('POST', `/teams/${TEAM}/webhooks`, { body: { label: 'site', provider: 'custom', target: 'https://example.com/hook' } })
       expect((await own.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/about'] } })).body[0].document.locales.fr).toEqual({ title: 'À propos', slug: 'a-propos' })
-      const event = JSON.parse((own.db.$client.query('SELECT payload FROM outbox_events').get() as { payload: string }).payload)
+      const event = JSON.parse(((await row(own.db, 'SELECT payload FROM outbox_events')) as { payload: string }).payload)
       expect({ locales: event.locales, urls: event.urls }).toEqual({ locales: ['en'], urls: { en: '/about' } })
 
       // Removing it is an edit like any other; it cannot come back after that.
@@ -183,7 +184,7 @@ describe('a locale removed from the team', () => {
       expect(dropped.body.locales).toEqual({ en: { title: 'About!', slug: 'about' } })
       expect((await own.call('POST', base, { body: page('pages/about/draft', { en: { title: 'About!', slug: 'about' }, fr: { title: 'À propos', slug: 'a-propos' } }) })).body.error).toBe('unknown_locale')
     } finally {
-      own.close()
+      await own.close()
     }
   })
 })

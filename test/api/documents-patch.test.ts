@@ -36,7 +36,7 @@ describe('PATCH /content/{activeTeam}', () => {
       const swap = await call([{ op: 'replace', path: '/fields/a', value: 'z'.repeat(20 * 1024) }, { op: 'remove', path: '/fields/c0' }, { op: 'replace', path: '/fields/c1', value: 'w'.repeat(20 * 1024) }])
       expect(swap.status).toBe(200)
     } finally {
-      own.close()
+      await own.close()
     }
   })
 

@@ -2,6 +2,7 @@
  * Error rows of spec.md, contract.md and docs/errors.md asserted whole: status, Content-Type, body
  * shape and code together (other files test the same refusals for what they leave unchanged).
  */
+import { run } from '../rows'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, enc, TEAM, TOKENS, type TestContext } from '../helpers'
 import { applySnapshot, applyVersion, ID, ok, publishedTwice } from '../core/restore/fixtures'
@@ -88,8 +89,7 @@ test('webhook management: invalid_body, invalid_target, not_found, 401, 403, inv
   // 409 delivery_in_progress: an outbox row under a live lease (what a dispatcher claim leaves)
   await ok(ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [ID] } }))
   const [delivery] = await ok(ctx.call('GET', `${base}/${hook.id}/deliveries`, w))
-  ctx.db.$client.query('UPDATE outbox SET lease_token = ?, lease_expires_at = ? WHERE event_id = ? AND webhook_id = ?')
-    .run('lease', Date.now() + 60_000, delivery.eventId, hook.id)
+  await run(ctx.db, 'UPDATE outbox SET lease_token = ?, lease_expires_at = ? WHERE event_id = ? AND webhook_id = ?', 'lease', Date.now() + 60_000, delivery.eventId, hook.id)
   expectError(await ctx.call('POST', `${base}/${hook.id}/deliveries/${delivery.eventId}/redeliver`, w), 409, 'delivery_in_progress')
 })
 

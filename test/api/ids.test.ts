@@ -4,6 +4,7 @@
  * `pages/\ufffdx`. Such an id names no document: writes refuse it, reads do not find it, and it
  * never reaches the document stored under the replacement character.
  */
+import { rows } from '../rows'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { countRevisions } from '../../db/store'
 import { createTestContext, enc, TEAM, TOKENS, type TestContext } from '../helpers'
@@ -42,7 +43,7 @@ describe('an id with a lone surrogate', () => {
       expect({ id, status: res.status, body: res.body }).toEqual({ id, status: 400, body: invalidId })
     }
     expect(await realState()).toEqual(before)
-    const keys = ctx.db.$client.query<{ id: string }, []>(`SELECT id FROM documents WHERE id LIKE 'pages/%x%'`).all().map((r) => r.id)
+    const keys = (await rows(ctx.db, `SELECT id FROM documents WHERE id LIKE 'pages/%x%'`)).map((r) => r.id)
     expect(keys.every((k) => k.startsWith(REAL))).toBe(true)
   })
 

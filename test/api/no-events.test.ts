@@ -1,3 +1,4 @@
+import { row } from '../rows'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, TEAM, type TestContext } from '../helpers'
 
@@ -12,16 +13,16 @@ beforeAll(async () => {
 })
 afterAll(() => ctx.close())
 
-const outboxCount = () => (ctx.db.$client.query('SELECT count(*) AS n FROM outbox').get() as { n: number }).n
+const outboxCount = async () => ((await row(ctx.db, 'SELECT count(*) AS n FROM outbox')) as { n: number }).n
 
 test('publishing writes one event; listing, previewing and restoring versions write none', async () => {
   await ctx.call('POST', `/content/${TEAM}`, { body: { id: 'pages/ev/draft', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'A', slug: 'ev' } } } })
-  const before = outboxCount()
+  const before = (await outboxCount())
   const publish = await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/ev'] } })
   expect(publish.body[0].status).toBe(0)
-  expect(outboxCount()).toBe(before + 1)
+  expect((await outboxCount())).toBe(before + 1)
 
-  const afterPublish = outboxCount()
+  const afterPublish = (await outboxCount())
   const list = await ctx.call('GET', `/content/versions/${TEAM}?id=pages/ev`)
   const version = list.body.rows[0].version
   expect((await ctx.call('GET', `/content/version/${TEAM}?id=pages/ev&version=${version}`)).status).toBe(200)
@@ -30,5 +31,5 @@ test('publishing writes one event; listing, previewing and restoring versions wr
   const snapshot = await ctx.call('POST', `/content/snapshots/${TEAM}`, { body: { documentId: 'pages/ev' } })
   const applied = await ctx.call('POST', `/content/apply-snapshot/${TEAM}`, { body: { snapshotId: snapshot.body.id } })
   expect(applied.body[0].status).toBe(0)
-  expect(outboxCount()).toBe(afterPublish)
+  expect((await outboxCount())).toBe(afterPublish)
 })

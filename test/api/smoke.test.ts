@@ -1,9 +1,12 @@
+import { sqliteOf, sqliteOnly } from '../dialect'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, holdWriteLock, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { errorResponse } from '../../api/http/error-mapping'
 import { BUSY_REASON, busyItem, runBatchWaiting } from '../../core/batch'
 import { countRevisions } from '../../db/store'
 import { createLogger } from '../../core/log'
+
+const lockTest = sqliteOnly('bun:sqlite write lock and busy_timeout; PostgreSQL has no database-wide write lock').test
 
 let ctx: TestContext
 beforeAll(async () => { ctx = await createTestContext() })
@@ -74,10 +77,10 @@ test('HEAD answers as GET without a body, through the same checks', async () => 
   expect((await ctx.call('HEAD', `/content/versions/${TEAM}?id=pages/none`)).status).toBe(404)
 })
 
-test('a write that waits past the busy timeout on another process\'s lock is 503 busy with Retry-After, then goes through; the failure is logged with method and path', async () => {
+lockTest('a write that waits past the busy timeout on another process\'s lock is 503 busy with Retry-After, then goes through; the failure is logged with method and path', async () => {
   const lines: string[] = []
   const logged = await createTestContext({ logTo: (line) => lines.push(line) })
-  logged.db.$client.exec('PRAGMA busy_timeout = 50')
+  sqliteOf(logged.db).$client.exec('PRAGMA busy_timeout = 50')
   const other = holdWriteLock(logged.path) // as a long seed in another process holds it
   try {
     const doc = { id: 'pages/busy', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'B', slug: 'busy' } } }
@@ -91,11 +94,11 @@ test('a write that waits past the busy timeout on another process\'s lock is 503
     expect((await logged.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
   } finally {
     other.release()
-    logged.close()
+    await logged.close()
   }
 })
 
-test('a write waiting for another process\'s lock does not hold up other requests, and goes through when the lock is free', async () => {
+lockTest('a write waiting for another process\'s lock does not hold up other requests, and goes through when the lock is free', async () => {
   const waiting = await createTestContext()
   const other = holdWriteLock(waiting.path) // a large seed in another process holds the write lock
   try {
@@ -114,11 +117,11 @@ test('a write waiting for another process\'s lock does not hold up other request
     expect({ status: res.status, id: res.body.id }).toEqual({ status: 200, id: 'pages/waits' })
   } finally {
     other.release()
-    waiting.close()
+    await waiting.close()
   }
 })
 
-test('a batch waits for a lock taken between its items on timers too: reads answer meanwhile; past the timeout the rest are busy refusals, the done ones named', async () => {
+lockTest('a batch waits for a lock taken between its items on timers too: reads answer meanwhile; past the timeout the rest are busy refusals, the done ones named', async () => {
   const batch = await createTestContext()
   const ids = ['pages/b1', 'pages/b2', 'pages/b3']
   for (const id of ids) await batch.call('POST', `/content/${TEAM}`, { body: { id, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: id, slug: id.slice(6) } } } })
@@ -144,7 +147,7 @@ test('a batch waits for a lock taken between its items on timers too: reads answ
 
     // Past the busy timeout: the items the lock stopped are refused with a busy reason (200, the list
     // says which went live); only a lock that stopped the first item leaves nothing done: 503.
-    batch.db.$client.exec('PRAGMA busy_timeout = 100')
+    sqliteOf(batch.db).$client.exec('PRAGMA busy_timeout = 100')
     other = null
     const partly = await batch.call('POST', `/content/publish/${TEAM}`, { body: { ids } })
     expect({ status: partly.status, body: partly.body }).toEqual({ status: 200, body: [
@@ -161,13 +164,13 @@ test('a batch waits for a lock taken between its items on timers too: reads answ
     expect(archived.body.map((i: { status: number }) => i.status)).toEqual([0, 0, 0])
   } finally {
     ;(other as ReturnType<typeof holdWriteLock> | null)?.release()
-    batch.close()
+    await batch.close()
   }
 })
 
-test('the batch driver: a lock past the timeout after the first item refuses the rest in their order; on the first item it throws', async () => {
+lockTest('the batch driver: a lock past the timeout after the first item refuses the rest in their order; on the first item it throws', async () => {
   const c = await createTestContext()
-  c.db.$client.exec('PRAGMA busy_timeout = 50')
+  sqliteOf(c.db).$client.exec('PRAGMA busy_timeout = 50')
   let other: ReturnType<typeof holdWriteLock> | null = null
   try {
     const ran: string[] = []
@@ -183,7 +186,7 @@ test('the batch driver: a lock past the timeout after the first item refuses the
     expect(ran).toEqual(['c'])
   } finally {
     ;(other as ReturnType<typeof holdWriteLock> | null)?.release()
-    c.close()
+    await c.close()
   }
 })
 
@@ -202,7 +205,7 @@ test('a response that breaks its own schema is a 500 whose log line says where, 
   expect(lines[0]).not.toContain('do-not-log-me')
 })
 
-test('a lock error wrapped by drizzle\'s query layer is the same 503 busy', async () => {
+lockTest('a lock error wrapped by drizzle\'s query layer is the same 503 busy', async () => {
   const busy = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' })
   const wrapped = Object.assign(new Error('Failed query: INSERT ...'), { cause: busy })
   const res = errorResponse(wrapped, 'UNKNOWN', createLogger('silent', 'test'))

@@ -1,3 +1,4 @@
+import { row } from '../rows'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestContext, enc, TEAM, type TestContext } from '../helpers'
 import { nextChangeVector, putRevision } from '../../db/store'
@@ -219,7 +220,7 @@ describe('GET /content/version/{activeTeam}', () => {
   test('a reference of an unstamped revision is 404', async () => {
     await createPublished('pages/unst')
     await putUnstamped('pages/unst')
-    const cv = ctx.db.$client.query("SELECT change_vector AS cv FROM revisions WHERE document_id = 'pages/unst' AND stamped = 0").get() as { cv: string }
+    const cv = (await row(ctx.db, "SELECT change_vector AS cv FROM revisions WHERE document_id = 'pages/unst' AND NOT stamped")) as { cv: string }
     const res = await body(`id=pages/unst&version=${encodeVersionRef(cv.cv)}`)
     expect(res.status).toBe(404)
     expect(res.body).toEqual(err('not_found'))

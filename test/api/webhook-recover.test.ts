@@ -3,7 +3,8 @@
  * leaves alone, and every refusal with its status, body shape and code.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { createTestContext, insertDelivery, TEAM, TOKENS, type TestContext } from '../helpers'
+import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { insertDeliveries, insertDelivery, rows as select, run } from '../rows'
 import { RECOVER_STEP } from '../../core/webhooks/recover'
 
 let ctx: TestContext
@@ -22,37 +23,36 @@ async function newHook(label = 'Recover'): Promise<string> {
 }
 const recover = (hookId: string, body: unknown, token: string | null = TOKENS.webhooks) => ctx.call('POST', `${base}/${hookId}/recover`, { token, body })
 type Row = { eventId: string; status: string; attempts: number; trigger: string; nextAttemptAt: number; seq: number }
-const rows = (hookId: string) => ctx.db.$client.query(
-  'SELECT event_id AS eventId, status, attempts, trigger, next_attempt_at AS nextAttemptAt, seq FROM outbox WHERE webhook_id = ? ORDER BY seq',
-).all(hookId) as Row[]
-const statusOf = (hookId: string) => Object.fromEntries(rows(hookId).map((r) => [r.eventId, `${r.status}/${r.trigger}`]))
+const rows = (hookId: string) => select<Row>(ctx.db,
+  'SELECT event_id AS "eventId", status, attempts, trigger, next_attempt_at AS "nextAttemptAt", seq FROM outbox WHERE webhook_id = ? ORDER BY seq', hookId)
+const statusOf = async (hookId: string) => Object.fromEntries((await rows(hookId)).map((r) => [r.eventId, `${r.status}/${r.trigger}`]))
 
 test('queues the failed events of the window, oldest first, as manual redeliveries; leaves everything else alone', async () => {
   const hook = await newHook()
   const other = await newHook('Other')
-  const c = ctx.db.$client
-  insertDelivery(c, { eventId: 'before', webhookId: hook, status: 'failed', attempts: 3, at: T0 - 1 })
-  insertDelivery(c, { eventId: 'f1', webhookId: hook, status: 'failed', attempts: 3, at: T0 })
-  insertDelivery(c, { eventId: 'ok', webhookId: hook, status: 'delivered', attempts: 1, at: T0 + 1000 })
-  insertDelivery(c, { eventId: 'f2', webhookId: hook, status: 'failed', attempts: 1, at: T0 + 2000 })
-  insertDelivery(c, { eventId: 'busy', webhookId: hook, status: 'pending', attempts: 1, at: T0 + 3000 })
-  insertDelivery(c, { eventId: 'f3', webhookId: hook, status: 'failed', attempts: 3, at: T0 + HOUR - 1 })
-  insertDelivery(c, { eventId: 'after', webhookId: hook, status: 'failed', attempts: 3, at: T0 + HOUR })
-  insertDelivery(c, { eventId: 'f1', webhookId: other, status: 'failed', attempts: 3, at: T0 })
+  const c = ctx.db
+  await insertDelivery(c, { eventId: 'before', webhookId: hook, status: 'failed', attempts: 3, at: T0 - 1 })
+  await insertDelivery(c, { eventId: 'f1', webhookId: hook, status: 'failed', attempts: 3, at: T0 })
+  await insertDelivery(c, { eventId: 'ok', webhookId: hook, status: 'delivered', attempts: 1, at: T0 + 1000 })
+  await insertDelivery(c, { eventId: 'f2', webhookId: hook, status: 'failed', attempts: 1, at: T0 + 2000 })
+  await insertDelivery(c, { eventId: 'busy', webhookId: hook, status: 'pending', attempts: 1, at: T0 + 3000 })
+  await insertDelivery(c, { eventId: 'f3', webhookId: hook, status: 'failed', attempts: 3, at: T0 + HOUR - 1 })
+  await insertDelivery(c, { eventId: 'after', webhookId: hook, status: 'failed', attempts: 3, at: T0 + HOUR })
+  await insertDelivery(c, { eventId: 'f1', webhookId: other, status: 'failed', attempts: 3, at: T0 })
   // A failed test send: a sample, not an event the receiver missed.
-  const testSeq = insertDelivery(c, { eventId: 'sample', webhookId: hook, status: 'failed', attempts: 1, at: T0 + 5000 })
-  c.query("UPDATE outbox SET trigger = 'test' WHERE seq = ?").run(testSeq)
+  const testSeq = await insertDelivery(c, { eventId: 'sample', webhookId: hook, status: 'failed', attempts: 1, at: T0 + 5000 })
+  await run(c, "UPDATE outbox SET trigger = 'test' WHERE seq = ?", testSeq)
 
   const res = await recover(hook, { since: iso(T0), until: iso(T0 + HOUR) })
   expect(res).toMatchObject({ status: 202, body: { queued: 3 } })
   expect(res.body).toEqual({ queued: 3 })
-  expect(statusOf(hook)).toEqual({
+  expect(await statusOf(hook)).toEqual({
     before: 'failed/scheduled', f1: 'pending/manual', ok: 'delivered/scheduled', f2: 'pending/manual', busy: 'pending/scheduled',
     f3: 'pending/manual', after: 'failed/scheduled', sample: 'failed/test',
   })
-  expect(statusOf(other)).toEqual({ f1: 'failed/scheduled' })
+  expect(await statusOf(other)).toEqual({ f1: 'failed/scheduled' })
   // A fresh budget, and one due time for all: the claim's (due time, seq) order is the events' order.
-  const queued = rows(hook).filter((r) => r.trigger === 'manual')
+  const queued = (await rows(hook)).filter((r) => r.trigger === 'manual')
   expect(queued.map((r) => r.attempts)).toEqual([0, 0, 0])
   expect(new Set(queued.map((r) => r.nextAttemptAt)).size).toBe(1)
   expect(queued.map((r) => r.eventId)).toEqual(['f1', 'f2', 'f3'])
@@ -63,10 +63,10 @@ test('queues the failed events of the window, oldest first, as manual redeliveri
 test('`until` defaults to now; timestamps with an offset and a date alone are taken', async () => {
   const hook = await newHook()
   const now = Date.now()
-  insertDelivery(ctx.db.$client, { eventId: 'recent', webhookId: hook, status: 'failed', attempts: 3, at: now - 60_000 })
-  insertDelivery(ctx.db.$client, { eventId: 'old', webhookId: hook, status: 'failed', attempts: 3, at: T0 - 24 * HOUR })
+  await insertDelivery(ctx.db, { eventId: 'recent', webhookId: hook, status: 'failed', attempts: 3, at: now - 60_000 })
+  await insertDelivery(ctx.db, { eventId: 'old', webhookId: hook, status: 'failed', attempts: 3, at: T0 - 24 * HOUR })
   expect((await recover(hook, { since: iso(now - HOUR) })).body).toEqual({ queued: 1 })
-  expect(statusOf(hook)).toEqual({ recent: 'pending/manual', old: 'failed/scheduled' })
+  expect(await statusOf(hook)).toEqual({ recent: 'pending/manual', old: 'failed/scheduled' })
   // 2026-11-19T13:00:00+02:00 is 11:00 UTC, before `old` (T0 - 24 h = 2026-11-19T10:00Z): not queued.
   expect((await recover(hook, { since: '2026-11-19T13:00:00+02:00', until: '2026-11-20' })).body).toEqual({ queued: 0 })
   expect((await recover(hook, { since: '2026-11-19', until: '2026-11-20' })).body).toEqual({ queued: 1 })
@@ -75,24 +75,21 @@ test('`until` defaults to now; timestamps with an offset and a date alone are ta
 test(`thousands go in steps of ${RECOVER_STEP}; two recovers at once queue each event once`, async () => {
   const hook = await newHook()
   const n = 2 * RECOVER_STEP + 137
-  const c = ctx.db.$client
-  c.transaction(() => {
-    for (let i = 0; i < n; i++) insertDelivery(c, { eventId: `bulk-${i}`, webhookId: hook, status: 'failed', attempts: 3, at: T0 + i })
-  })()
+  await insertDeliveries(ctx.db, Array.from({ length: n }, (_, i) => ({ eventId: `bulk-${i}`, webhookId: hook, status: 'failed' as const, attempts: 3, at: T0 + i })))
   const window = { since: iso(T0), until: iso(T0 + n) }
   const [a, b] = await Promise.all([recover(hook, window), recover(hook, window)])
   expect([a.status, b.status]).toEqual([202, 202])
   expect(a.body.queued + b.body.queued).toBe(n)
-  const all = rows(hook)
+  const all = await rows(hook)
   expect(all.every((r) => r.status === 'pending' && r.trigger === 'manual' && r.attempts === 0)).toBe(true)
   expect((await recover(hook, window)).body).toEqual({ queued: 0 })
 })
 
 test('the delivery log shows a recovered event as pending again, its old attempts kept', async () => {
   const hook = await newHook()
-  const seq = insertDelivery(ctx.db.$client, { eventId: 'logged', webhookId: hook, status: 'failed', attempts: 1, at: T0 })
-  ctx.db.$client.query(`INSERT INTO delivery_attempts (outbox_seq, webhook_id, event_id, attempt, trigger, started_at, status_code, error, duration_ms, response_body, next_attempt_at)
-    VALUES (?, ?, 'logged', 1, 'scheduled', ?, 503, NULL, 3, 'down', NULL)`).run(seq, hook, T0)
+  const seq = await insertDelivery(ctx.db, { eventId: 'logged', webhookId: hook, status: 'failed', attempts: 1, at: T0 })
+  await run(ctx.db, `INSERT INTO delivery_attempts (outbox_seq, webhook_id, event_id, attempt, trigger, started_at, status_code, error, duration_ms, response_body, next_attempt_at)
+    VALUES (?, ?, 'logged', 1, 'scheduled', ?, 503, NULL, 3, 'down', NULL)`, seq, hook, T0)
   expect((await recover(hook, { since: iso(T0) })).body).toEqual({ queued: 1 })
   const log = await ctx.call('GET', `${base}/${hook}/deliveries`, { token: TOKENS.webhooks })
   expect(log.body).toEqual([{
@@ -118,7 +115,7 @@ test('refusals: 401 without a token, 403 without ManageWebhooks or in another te
 
 test('refusals: 400 for a missing or malformed window, each with its code; nothing is queued', async () => {
   const hook = await newHook()
-  insertDelivery(ctx.db.$client, { eventId: 'kept', webhookId: hook, status: 'failed', attempts: 3, at: T0 })
+  await insertDelivery(ctx.db, { eventId: 'kept', webhookId: hook, status: 'failed', attempts: 3, at: T0 })
   const future = iso(Date.now() + HOUR)
   const cases: [unknown, string][] = [
     [{}, 'invalid_body'],
@@ -138,7 +135,7 @@ test('refusals: 400 for a missing or malformed window, each with its code; nothi
     expect({ sent, ...answer(await recover(hook, sent)) }).toEqual({ sent, ...refusal(400, code) })
   }
   expect(answer(await ctx.call('POST', `${base}/${hook}/recover`, { token: TOKENS.webhooks, body: 'null' })).status).toBe(400)
-  expect(statusOf(hook)).toEqual({ kept: 'failed/scheduled' })
+  expect(await statusOf(hook)).toEqual({ kept: 'failed/scheduled' })
   // The message says what is wrong.
   expect((await recover(hook, { since: iso(T0), until: iso(T0 - 1) })).body.message).toBe('`until` must come after `since`.')
   expect((await recover(hook, { since: 'yesterday' })).body.message).toContain('`since` must be an RFC 3339 timestamp')

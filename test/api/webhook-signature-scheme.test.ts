@@ -3,6 +3,7 @@
  * `standard-webhooks` with a `whsec_` key; create, update, the record, the stored row, the test
  * send's headers and the OpenAPI document.
  */
+import { row } from '../rows'
 import { expect, test } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
 import { TOKENS } from '../helpers'
@@ -16,9 +17,9 @@ const KEY24 = 'whsec_' + Buffer.alloc(24, 1).toString('base64')
 const OWN = 'my-own-secret-0123456789-abcdef-1234'
 const create = (body: Record<string, unknown>) => fx.ctx.call('POST', base, { token: TOKENS.webhooks, body: { label: 'SW', provider: 'custom', target: fx.rx.url, ...body } })
 const patch = (id: string, body: Record<string, unknown>) => fx.ctx.call('PATCH', `${base}/${id}`, { token: TOKENS.webhooks, body })
-const stored = (id: string) => {
-  const row = fx.ctx.db.$client.query('SELECT secret, options FROM webhooks WHERE id = ?').get(id) as { secret: string; options: string }
-  return { secret: row.secret, options: JSON.parse(row.options) }
+const stored = async (id: string) => {
+  const got = (await row(fx.ctx.db, 'SELECT secret, options FROM webhooks WHERE id = ?', id)) as { secret: string; options: string }
+  return { secret: got.secret, options: JSON.parse(got.options) }
 }
 
 test('standard-webhooks without a secret: a whsec_ key of 32 random bytes is generated and shown once', async () => {
@@ -29,7 +30,7 @@ test('standard-webhooks without a secret: a whsec_ key of 32 random bytes is gen
   expect(res.body).toMatchObject({ signatureScheme: 'standard-webhooks', options: {} })
   expect(Buffer.from(res.body.secret.slice(6), 'base64')).toHaveLength(32)
   expect(res.body.secretLast4).toBe(res.body.secret.slice(-4))
-  expect(stored(res.body.id)).toEqual({ secret: res.body.secret, options: { signatureScheme: 'standard-webhooks' } })
+  expect(await stored(res.body.id)).toEqual({ secret: res.body.secret, options: { signatureScheme: 'standard-webhooks' } })
   const read = await fx.ctx.call('GET', `${base}/${res.body.id}`, { token: TOKENS.webhooks })
   expect(read.body.signatureScheme).toBe('standard-webhooks')
   expect(read.text).not.toContain(res.body.secret)
@@ -39,10 +40,10 @@ test('the default scheme is service, and its stored row carries no scheme (as be
   const res = await create({})
   expect(res.body.signatureScheme).toBe('service')
   expect(res.body.secret).toHaveLength(43) // today's base64url secret
-  expect(stored(res.body.id).options).toEqual({})
+  expect((await stored(res.body.id)).options).toEqual({})
   const named = await create({ signatureScheme: 'service', secret: OWN })
   expect(named.body).toMatchObject({ signatureScheme: 'service', secret: OWN })
-  expect(stored(named.body.id).options).toEqual({})
+  expect((await stored(named.body.id)).options).toEqual({})
 })
 
 test('a secret the user enters for standard-webhooks must be whsec_ + base64 of at least 24 bytes (400 invalid_secret)', async () => {
@@ -71,16 +72,16 @@ test('PATCH to standard-webhooks: a stored secret that is no whsec_ key is repla
   const res = await patch(hook.id, { signatureScheme: 'standard-webhooks' })
   expect(res.body.secret).toMatch(WHSEC)
   expect(res).toMatchObject({ status: 200, body: { signatureScheme: 'standard-webhooks' } })
-  expect(stored(hook.id)).toEqual({ secret: res.body.secret, options: { signatureScheme: 'standard-webhooks' } })
+  expect(await stored(hook.id)).toEqual({ secret: res.body.secret, options: { signatureScheme: 'standard-webhooks' } })
   // Later updates keep the scheme and the key, and do not show it again.
   const renamed = await patch(hook.id, { label: 'Renamed' })
   expect(renamed.body).toMatchObject({ label: 'Renamed', signatureScheme: 'standard-webhooks' })
   expect(renamed.body.secret).toBeUndefined()
-  expect(stored(hook.id).secret).toBe(res.body.secret)
+  expect((await stored(hook.id)).secret).toBe(res.body.secret)
   // A new secret for it must be a whsec_ key; a refused one changes nothing.
   const refused = await patch(hook.id, { secret: OWN, label: 'Changed' })
   expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 400, error: 'invalid_secret' })
-  expect(stored(hook.id).secret).toBe(res.body.secret)
+  expect((await stored(hook.id)).secret).toBe(res.body.secret)
   expect((await patch(hook.id, { secret: KEY24 })).body).toMatchObject({ secret: KEY24, signatureScheme: 'standard-webhooks' })
 })
 
@@ -89,15 +90,15 @@ test('PATCH to standard-webhooks with a stored whsec_ key keeps it; back to serv
   const res = await patch(hook.id, { signatureScheme: 'standard-webhooks' })
   expect(res.body.signatureScheme).toBe('standard-webhooks')
   expect(res.body.secret).toBeUndefined()
-  expect(stored(hook.id)).toEqual({ secret: KEY24, options: { signatureScheme: 'standard-webhooks' } })
+  expect(await stored(hook.id)).toEqual({ secret: KEY24, options: { signatureScheme: 'standard-webhooks' } })
   const back = await patch(hook.id, { signatureScheme: 'service' })
   expect(back.body).toMatchObject({ signatureScheme: 'service' })
   expect(back.body.secret).toBeUndefined()
-  expect(stored(hook.id)).toEqual({ secret: KEY24, options: {} })
+  expect(await stored(hook.id)).toEqual({ secret: KEY24, options: {} })
   // Switching to standard-webhooks with a refused secret in the same request changes nothing.
   const refused = await patch(hook.id, { signatureScheme: 'standard-webhooks', secret: OWN })
   expect(refused.status).toBe(400)
-  expect(stored(hook.id)).toEqual({ secret: KEY24, options: {} })
+  expect(await stored(hook.id)).toEqual({ secret: KEY24, options: {} })
 })
 
 test('a github webhook keeps its token and event type beside the scheme; a move to custom keeps the scheme', async () => {
@@ -105,10 +106,10 @@ test('a github webhook keeps its token and event type beside the scheme; a move 
   const res = await create({ ...github, signatureScheme: 'standard-webhooks' })
   expect(res.status).toBe(201)
   expect(res.body).toMatchObject({ signatureScheme: 'standard-webhooks', options: { eventType: 'cms', tokenLast4: '0123' } })
-  expect(stored(res.body.id).options).toEqual({ token: 'ghp_0123456789abcdef0123', eventType: 'cms', signatureScheme: 'standard-webhooks' })
+  expect((await stored(res.body.id)).options).toEqual({ token: 'ghp_0123456789abcdef0123', eventType: 'cms', signatureScheme: 'standard-webhooks' })
   const moved = await patch(res.body.id, { provider: 'custom', target: fx.rx.url })
   expect(moved.body).toMatchObject({ provider: 'custom', options: {}, signatureScheme: 'standard-webhooks' })
-  expect(stored(res.body.id).options).toEqual({ signatureScheme: 'standard-webhooks' })
+  expect((await stored(res.body.id)).options).toEqual({ signatureScheme: 'standard-webhooks' })
 })
 
 test('the test send signs the same way: standard-webhooks headers verified by the standardwebhooks package and by ours', async () => {

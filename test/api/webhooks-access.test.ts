@@ -1,5 +1,8 @@
 import { expect, test } from 'bun:test'
-import { createTestContext, holdWriteLock, insertDelivery, TEAM, TOKENS } from '../helpers'
+import type { Conn } from '../../db/client'
+import { createTestContext, holdWriteLock, TEAM, TOKENS } from '../helpers'
+import { sqliteOf, sqliteOnly } from '../dialect'
+import { allPayloads, insertDeliveries, insertDelivery, row, rows, run } from '../rows'
 import { DELETE_STEP, deleteDeliveriesStep } from '../../core/webhooks/service'
 import { base, webhooksFixture } from './webhooks-fixture'
 
@@ -68,17 +71,18 @@ test('delete takes the stored bytes of events only it was sent (a test send, its
     await own.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/home'] } }) // for `both` and `alone`
     await own.call('POST', `/content/archive/${TEAM}`, { body: { ids: ['pages/home'] } }) // for `onlyUnpublished` and `alone`
     expect((await own.call('POST', `${base}/${alone}/test`, { token: TOKENS.webhooks })).status).toBe(200) // for `alone` only
-    const payloads = () => own.db.$client.query('SELECT json_extract(payload, \'$.eventType\') AS type, json_extract(payload, \'$.documentId\') AS doc FROM outbox_events ORDER BY type, doc').all()
-    expect(payloads()).toEqual([
+    const payloads = async () => (await allPayloads(own.db)).map((p) => ({ type: p.eventType, doc: p.documentId }))
+      .sort((a, b) => (a.type + '\u0000' + a.doc < b.type + '\u0000' + b.doc ? -1 : 1))
+    expect(await payloads()).toEqual([
       { type: 'content.published', doc: 'pages/home' }, { type: 'content.published', doc: 'webhook-test' }, { type: 'content.unpublished', doc: 'pages/home' },
     ])
     expect((await own.call('DELETE', `${base}/${alone}`, { token: TOKENS.webhooks })).status).toBe(204)
-    expect(payloads()).toEqual([{ type: 'content.published', doc: 'pages/home' }, { type: 'content.unpublished', doc: 'pages/home' }])
+    expect(await payloads()).toEqual([{ type: 'content.published', doc: 'pages/home' }, { type: 'content.unpublished', doc: 'pages/home' }])
     await own.call('DELETE', `${base}/${both}`, { token: TOKENS.webhooks })
     await own.call('DELETE', `${base}/${onlyUnpublished}`, { token: TOKENS.webhooks })
-    expect({ payloads: payloads(), outbox: own.db.$client.query('SELECT COUNT(*) AS n FROM outbox').get() }).toEqual({ payloads: [], outbox: { n: 0 } })
+    expect({ payloads: await payloads(), outbox: (await row(own.db, 'SELECT COUNT(*) AS n FROM outbox')) }).toEqual({ payloads: [], outbox: { n: 0 } })
   } finally {
-    own.close()
+    await own.close()
   }
 })
 
@@ -88,59 +92,57 @@ test('a long delivery log is deleted in short steps; pending rows (in flight, du
     const hook = (label: string) => own.call('POST', base, { token: TOKENS.webhooks, body: { label, provider: 'custom', target: fx.rx.url } }).then((r) => r.body.id as string)
     const gone = await hook('gone')
     const kept = await hook('kept')
-    const c = own.db.$client
-    const attempt = c.query(`INSERT INTO delivery_attempts (outbox_seq, webhook_id, event_id, attempt, trigger, started_at, status_code, error, duration_ms, response_body)
-      VALUES (?, ?, ?, 1, 'scheduled', 0, 200, NULL, 3, 'ok')`)
-    const add = (eventId: string, webhookId: string, status: 'pending' | 'delivered' = 'delivered', lease?: [string, number]) =>
-      attempt.run(insertDelivery(c, { eventId, webhookId, status, lease }), webhookId, eventId)
-    c.transaction(() => {
-      add('ev-in-flight', gone, 'pending', ['lease-1', Date.now() + 60_000]) // a dispatcher is sending it
-      add('ev-due', gone, 'pending') // not sent yet: a deletion cut short must not drop it
-      for (let i = 0; i < 1234; i++) {
-        add(`ev-${i}`, gone)
-        if (i % 100 === 0) add(`ev-${i}`, kept) // an event both webhooks were sent
-      }
-    })()
-    const count = (sql: string) => (c.query(sql).get() as { n: number }).n
-    const consistent = () => {
-      expect(count('SELECT COUNT(*) AS n FROM delivery_attempts a WHERE NOT EXISTS (SELECT 1 FROM outbox o WHERE o.seq = a.outbox_seq)')).toBe(0)
-      expect(count('SELECT COUNT(*) AS n FROM outbox_events e WHERE NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = e.event_id)')).toBe(0)
+    const add = async (db: Conn, eventId: string, webhookId: string, status: 'pending' | 'delivered' = 'delivered', lease?: [string, number]) => {
+      const seq = await insertDelivery(db, { eventId, webhookId, status, lease })
+      await run(db, `INSERT INTO delivery_attempts (outbox_seq, webhook_id, event_id, attempt, trigger, started_at, status_code, error, duration_ms, response_body)
+        VALUES (?, ?, ?, 1, 'scheduled', 0, 200, NULL, 3, 'ok')`, seq, webhookId, eventId)
     }
-    const ofGone = () => count(`SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = '${gone}'`)
-    expect(ofGone()).toBe(1236)
+    await own.db.transaction(async (tx) => {
+      await add(tx, 'ev-in-flight', gone, 'pending', ['lease-1', Date.now() + 60_000]) // a dispatcher is sending it
+      await add(tx, 'ev-due', gone, 'pending') // not sent yet: a deletion cut short must not drop it
+      for (let i = 0; i < 1234; i++) {
+        await add(tx, `ev-${i}`, gone)
+        if (i % 100 === 0) await add(tx, `ev-${i}`, kept) // an event both webhooks were sent
+      }
+    })
+    const count = async (sql: string) => Number((await row<{ n: number }>(own.db, sql))!.n)
+    const consistent = async () => {
+      expect(await count('SELECT COUNT(*) AS n FROM delivery_attempts a WHERE NOT EXISTS (SELECT 1 FROM outbox o WHERE o.seq = a.outbox_seq)')).toBe(0)
+      expect(await count('SELECT COUNT(*) AS n FROM outbox_events e WHERE NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = e.event_id)')).toBe(0)
+    }
+    const ofGone = async () => await count(`SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = '${gone}'`)
+    expect(await ofGone()).toBe(1236)
     // One step takes at most DELETE_STEP finished deliveries, never a pending one, and leaves nothing dangling.
     expect(await deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(DELETE_STEP)
-    expect(ofGone()).toBe(1236 - DELETE_STEP)
-    consistent()
+    expect(await ofGone()).toBe(1236 - DELETE_STEP)
+    await consistent()
     expect(await deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(DELETE_STEP)
     expect(await deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(1234 - 2 * DELETE_STEP)
     expect(await deleteDeliveriesStep(own.db, gone, DELETE_STEP)).toBe(0)
     // Steps cut short here (a crash, a 503) leave the webhook with every pending delivery and its bytes.
-    expect(c.query(`SELECT event_id FROM outbox WHERE webhook_id = '${gone}' ORDER BY seq`).all()).toEqual([{ event_id: 'ev-in-flight' }, { event_id: 'ev-due' }])
-    expect(count(`SELECT COUNT(*) AS n FROM outbox_events WHERE event_id IN ('ev-in-flight', 'ev-due')`)).toBe(2)
-    consistent()
-    add('ev-0', gone) // written meanwhile (a redelivery of an event the kept webhook still holds)
+    expect(await rows(own.db, `SELECT event_id FROM outbox WHERE webhook_id = '${gone}' ORDER BY seq`)).toEqual([{ event_id: 'ev-in-flight' }, { event_id: 'ev-due' }])
+    expect(await count(`SELECT COUNT(*) AS n FROM outbox_events WHERE event_id IN ('ev-in-flight', 'ev-due')`)).toBe(2)
+    await consistent()
+    await add(own.db, 'ev-0', gone) // written meanwhile (a redelivery of an event the kept webhook still holds)
     expect((await own.call('DELETE', `${base}/${gone}`, { token: TOKENS.webhooks })).status).toBe(204)
-    expect(ofGone()).toBe(0)
-    consistent()
+    expect(await ofGone()).toBe(0)
+    await consistent()
     // The kept webhook's deliveries, their attempts and their events' bytes are all there.
-    expect(count(`SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = '${kept}'`)).toBe(13)
-    expect(count(`SELECT COUNT(*) AS n FROM delivery_attempts WHERE webhook_id = '${kept}'`)).toBe(13)
-    expect(count('SELECT COUNT(*) AS n FROM outbox_events')).toBe(13)
+    expect(await count(`SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = '${kept}'`)).toBe(13)
+    expect(await count(`SELECT COUNT(*) AS n FROM delivery_attempts WHERE webhook_id = '${kept}'`)).toBe(13)
+    expect(await count('SELECT COUNT(*) AS n FROM outbox_events')).toBe(13)
     expect((await own.call('GET', `${base}/${kept}/deliveries`, { token: TOKENS.webhooks })).body).toHaveLength(13)
   } finally {
-    own.close()
+    await own.close()
   }
 })
 
-test('deleting a webhook with a long log waits for a free write lock between its steps, on timers', async () => {
+sqliteOnly('another connection holds the SQLite write lock; PostgreSQL has none').test('deleting a webhook with a long log waits for a free write lock between its steps, on timers', async () => {
   const own = await createTestContext()
   try {
     const id = (await own.call('POST', base, { token: TOKENS.webhooks, body: { label: 'h', provider: 'custom', target: fx.rx.url } })).body.id as string
-    const c = own.db.$client
-    c.transaction(() => {
-      for (let i = 0; i < 3 * DELETE_STEP; i++) insertDelivery(c, { eventId: `ev-${i}`, webhookId: id })
-    })()
+    const c = sqliteOf(own.db).$client
+    await insertDeliveries(own.db, Array.from({ length: 3 * DELETE_STEP }, (_, i) => ({ eventId: `ev-${i}`, webhookId: id })))
     // Another process takes the write lock as soon as the first step has given it back.
     const outbox = () => (c.query(`SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = '${id}'`).get() as { n: number }).n
     const deleting = own.call('DELETE', `${base}/${id}`, { token: TOKENS.webhooks })
@@ -161,7 +163,7 @@ test('deleting a webhook with a long log waits for a free write lock between its
     expect((await deleting).status).toBe(204)
     expect(outbox()).toBe(0)
   } finally {
-    own.close()
+    await own.close()
   }
 })
 

@@ -1,3 +1,4 @@
+import { allPayloads, failInserts, payloadOf, row, rows as select, run } from '../rows'
 import { expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS } from '../helpers'
 import { verifySignature } from '../../receiver'
@@ -56,7 +57,7 @@ test('a batch publishes a parent before its child, whatever the order asked: the
   // Answers in the order asked.
   expect(res.body.map((i: any) => [i.id, i.status])).toEqual([['pages/shop-item', 0], ['pages/shop', 0]])
   const log = (await fx.ctx.call('GET', `${base}/${hook.id}/deliveries`, { token: TOKENS.webhooks })).body
-  const payloads = log.map((d: any) => JSON.parse((fx.ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(d.eventId) as { payload: string }).payload))
+  const payloads = await Promise.all(log.map((d: any) => payloadOf(fx.ctx.db, d.eventId)))
   expect(payloads.map((p: any) => [p.documentId, p.urls]).reverse()).toEqual([
     ['pages/shop', { en: '/shop' }],
     ['pages/shop-item', { en: '/shop/item' }],
@@ -71,19 +72,19 @@ test('a publish writes an outbox row; redeliver puts the same event back to pend
   const log = await fx.ctx.call('GET', `${base}/${hook.id}/deliveries`, { token: TOKENS.webhooks })
   expect(log.body).toEqual([{ eventId: expect.any(String), eventType: 'content.published', status: 'pending', createdAt: ISO, attempts: [] }])
   const eventId = log.body[0].eventId
-  const row = fx.ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(eventId) as { payload: string }
-  expect(JSON.parse(row.payload)).toEqual({
+  const got = (await row(fx.ctx.db, 'SELECT payload FROM outbox_events WHERE event_id = ?', eventId)) as { payload: string }
+  expect(JSON.parse(got.payload)).toEqual({
     v: 2, eventType: 'content.published', eventId, occurredAt: ISO, teamId: TEAM, workspaceId: 'main', userId: 'u-editor',
     documentId: 'pages/about', collection: 'pages', locales: ['en'], status: 'published', url: '/about', urls: { en: '/about' },
     previousUrls: [], scope: 'document',
   })
-  fx.ctx.db.$client.query("UPDATE outbox SET status = 'failed', attempts = 3 WHERE event_id = ? AND webhook_id = ?").run(eventId, hook.id)
+  await run(fx.ctx.db, "UPDATE outbox SET status = 'failed', attempts = 3 WHERE event_id = ? AND webhook_id = ?", eventId, hook.id)
   const again = await fx.ctx.call('POST', `${base}/${hook.id}/deliveries/${eventId}/redeliver`, { token: TOKENS.webhooks })
   expect(again).toMatchObject({ status: 202, body: { eventId, eventType: 'content.published', status: 'pending' } })
-  expect(fx.ctx.db.$client.query(
+  expect(await row(fx.ctx.db,
     'SELECT status, attempts, trigger, payload FROM outbox JOIN outbox_events USING (event_id) WHERE event_id = ? AND webhook_id = ?',
-  ).get(eventId, hook.id)).toEqual({
-    status: 'pending', attempts: 0, trigger: 'manual', payload: row.payload,
+    eventId, hook.id)).toEqual({
+    status: 'pending', attempts: 0, trigger: 'manual', payload: got.payload,
   })
   expect((await fx.ctx.call('POST', `${base}/${hook.id}/deliveries/nope/redeliver`, { token: TOKENS.webhooks })).status).toBe(404)
 })
@@ -96,26 +97,25 @@ test('publish and its outbox rows are one transaction: one row per subscribed we
     const [a, b] = [await hook('a'), await hook('b', ['content.published'])]
     await hook('site only', ['site.changed']) // not subscribed to content.published: no row
     const doc = (id: string, slug: string) => ({ id, contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: slug, slug } } })
-    const c = own.db.$client
-    const rows = (id: string) => c.query(`SELECT webhook_id AS hook FROM outbox JOIN outbox_events USING (event_id)
-      WHERE json_extract(payload, '$.documentId') = ? ORDER BY webhook_id`).all(id).map((r) => (r as { hook: string }).hook)
+    const rows = async (id: string) => (await select<{ hook: string; payload: string }>(own.db, 'SELECT webhook_id AS hook, payload FROM outbox JOIN outbox_events USING (event_id) ORDER BY webhook_id'))
+      .filter((r) => JSON.parse(r.payload).documentId === id).map((r) => r.hook)
     expect((await own.call('POST', `/content/${TEAM}`, { body: doc('pages/tx-ok', 'tx-ok') })).status).toBe(200)
     expect((await own.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/tx-ok'] } })).body[0].status).toBe(0)
-    expect(rows('pages/tx-ok')).toEqual([a, b].sort())
+    expect(await rows('pages/tx-ok')).toEqual([a, b].sort())
     // The outbox write fails inside the publish (a trigger stands in for a full disk or a constraint).
     expect((await own.call('POST', `/content/${TEAM}`, { body: doc('pages/tx-fail', 'tx-fail') })).status).toBe(200)
-    c.exec(`CREATE TRIGGER outbox_fails BEFORE INSERT ON outbox BEGIN SELECT RAISE(ABORT, 'outbox write failed'); END`)
+    const restore = await failInserts(own.db, 'outbox', 'outbox write failed')
     const failed = await own.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/tx-fail'] } })
-    c.exec('DROP TRIGGER outbox_fails')
+    await restore()
     expect({ status: failed.status, error: failed.body.error }).toEqual({ status: 500, error: 'internal' })
-    expect(rows('pages/tx-fail')).toEqual([])
-    expect(c.query('SELECT COUNT(*) AS n FROM outbox_events WHERE json_extract(payload, \'$.documentId\') = ?').get('pages/tx-fail')).toEqual({ n: 0 })
+    expect(await rows('pages/tx-fail')).toEqual([])
+    expect((await allPayloads(own.db)).filter((p) => p.documentId === 'pages/tx-fail')).toEqual([])
     // Nothing of the publish stayed: not live, unstamped, no Published Version.
     const stayed = (await own.call('GET', `/content/${TEAM}?id=pages/tx-fail`)).body
     expect({ published: stayed['@metadata'].published, stamp: stayed.__publishedAt ?? null }).toEqual({ published: false, stamp: null })
     expect((await own.call('GET', `/content/versions/${TEAM}?id=pages/tx-fail`)).body.rows).toEqual([])
   } finally {
-    own.close()
+    await own.close()
   }
 })
 

@@ -2,6 +2,7 @@
  * What the webhook API tests share: one app per test file (created before its tests, closed
  * after), a fresh receiver for each test, and helpers bound to that file's app.
  */
+import { payloadOf } from '../rows'
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 import { startReceiver, type TestReceiver } from '../test-receiver'
@@ -18,7 +19,7 @@ export function webhooksFixture() {
     /** The payloads of a webhook's delivery log, newest first, as stored for sending. */
     loggedPayloads: async (hookId: string): Promise<any[]> => {
       const log = (await fx.ctx.call('GET', `${base}/${hookId}/deliveries`, { token: TOKENS.webhooks })).body
-      return log.map((d: any) => JSON.parse((fx.ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(d.eventId) as { payload: string }).payload))
+      return await Promise.all(log.map((d: any) => payloadOf(fx.ctx.db, d.eventId)))
     },
   }
   beforeAll(async () => { fx.ctx = await createTestContext() })

@@ -1,3 +1,5 @@
+import { editBody, payloadOf, payloadText, row, run } from '../rows'
+import { sqliteOf, sqliteOnly } from '../dialect'
 import { expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { createTestContext, TEAM, TOKENS, waitFor } from '../helpers'
@@ -28,21 +30,21 @@ test('an event whose paths would pass 1 MiB is stored without them, scope "site"
   const team = { id: TEAM, workspaceId: 'main', defaultLocale: 'en' }
   const long = (i: number, locale: string) => `/${locale}/${'section/'.repeat(60)}page-${i}`
   const locales = Array.from({ length: 64 }, (_, i) => `l${i}`)
-  const stored = (eventId: string) => JSON.parse((fx.ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(eventId) as { payload: string }).payload)
-  const bytes = (eventId: string) => Buffer.byteLength((fx.ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(eventId) as { payload: string }).payload)
+  const stored = (eventId: string) => payloadOf(fx.ctx.db, eventId)
+  const bytes = async (eventId: string) => Buffer.byteLength(await payloadText(fx.ctx.db, eventId))
   // 250 moved pages in 64 locales: previousUrls alone is about 8 MB.
   const moved = { ...samplePayload(team, 'content.published', 'u-editor'), urls: { en: '/en/new' }, previousUrls: Array.from({ length: 250 * 64 }, (_, i) => long(i, locales[i % 64]!)) }
   await fx.ctx.db.transaction(async (tx) => await enqueueEvent(tx, moved))
-  expect(bytes(moved.eventId)).toBeLessThanOrEqual(MAX_EVENT_BYTES)
-  expect(stored(moved.eventId)).toEqual({ ...moved, previousUrls: [], scope: 'site' })
+  expect(await bytes(moved.eventId)).toBeLessThanOrEqual(MAX_EVENT_BYTES)
+  expect(await stored(moved.eventId)).toEqual({ ...moved, previousUrls: [], scope: 'site' })
   // Paths of its own too long as well: urls go too.
   const deep = { ...samplePayload(team, 'content.published', 'u-editor'), urls: Object.fromEntries(locales.map((l) => [l, `/${l}/${'x'.repeat(20_000)}`])), previousUrls: [] as string[] }
   await fx.ctx.db.transaction(async (tx) => await enqueueEvent(tx, deep))
-  expect(stored(deep.eventId)).toEqual({ ...deep, urls: {}, previousUrls: [], scope: 'site' })
+  expect(await stored(deep.eventId)).toEqual({ ...deep, urls: {}, previousUrls: [], scope: 'site' })
   // A usual event is stored as built.
   const usual = samplePayload(team, 'content.published', 'u-editor')
   await fx.ctx.db.transaction(async (tx) => await enqueueEvent(tx, usual))
-  expect(stored(usual.eventId)).toEqual(usual)
+  expect(await stored(usual.eventId)).toEqual(usual)
   expect((await loggedPayloads(hook.id)).map((p) => p.eventId)).toEqual([usual.eventId, deep.eventId, moved.eventId])
 })
 
@@ -60,7 +62,7 @@ test('through a publish: a page moved with 250 live pages below lists them all (
     }
     const lastEvent = async () => {
       const log = (await own.call('GET', `${base}/${hook.id}/deliveries?limit=1`, { token: TOKENS.webhooks })).body
-      return JSON.parse((own.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(log[0].eventId) as { payload: string }).payload)
+      return JSON.parse(((await row(own.db, 'SELECT payload FROM outbox_events WHERE event_id = ?', log[0].eventId)) as { payload: string }).payload)
     }
     expect((await write('pages/tree', 'pages/home', 'tree')).status).toBe(200)
     const children = Array.from({ length: 250 }, (_, i) => `pages/tree/c${i}`)
@@ -82,12 +84,12 @@ test('through a publish: a page moved with 250 live pages below lists them all (
     // A slug stored before slugs were checked: its path cannot be given reliably.
     expect((await write('pages/odd', 'pages/home', 'odd')).status).toBe(200)
     await publish(['pages/odd'])
-    own.db.$client.query("UPDATE documents SET body = json_set(body, '$.locales.en.slug', 'a/b') WHERE team_id = ? AND id = 'pages/odd'").run(TEAM)
+    await editBody(own.db, TEAM, 'pages/odd', (b) => { b.locales.en.slug = 'a/b' })
     expect((await write('pages/odd/draft', 'pages/home', 'odd-2')).status).toBe(200)
     await publish(['pages/odd'])
     expect((await lastEvent()).scope).toBe('site')
   } finally {
-    own.close()
+    await own.close()
   }
 }, 60_000)
 
@@ -107,13 +109,13 @@ test('a test send answered after its webhook was deleted still answers the calle
     expect((await fx.ctx.call('DELETE', `${base}/${hook.id}`, { token: TOKENS.webhooks })).status).toBe(204)
     const res = await sent
     expect({ status: res.status, delivered: res.body.delivered, code: res.body.status }).toEqual({ status: 200, delivered: true, code: 200 })
-    expect(fx.ctx.db.$client.query('SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = ?').get(hook.id)).toEqual({ n: 0 })
+    expect((await row(fx.ctx.db, 'SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = ?', hook.id))).toEqual({ n: 0 })
   } finally {
     slow.stop()
   }
 })
 
-test('a replaced secret and a dropped provider token are gone from the database file, not only from the row', async () => {
+sqliteOnly('reads the bytes of the SQLite file').test('a replaced secret and a dropped provider token are gone from the database file, not only from the row', async () => {
   // Backups copy the file: SQLite leaves a rewritten row's old bytes in the page unless told
   // to zero them (secure_delete).
   const own = await createTestContext()
@@ -125,7 +127,7 @@ test('a replaced secret and a dropped provider token are gone from the database 
     const body = { label: 'gh', provider: 'github', target: 'https://api.github.com/repos/acme/site/dispatches', secret: oldSecret, options: { token } }
     const hook = (await own.call('POST', base, { token: TOKENS.webhooks, body })).body
     const onDisk = () => {
-      own.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)') // everything in the file itself, the WAL emptied
+      sqliteOf(own.db).$client.exec('PRAGMA wal_checkpoint(TRUNCATE)') // everything in the file itself, the WAL emptied
       const file = readFileSync(own.path, 'latin1')
       return { secret: file.includes(oldSecret), token: file.includes(token.slice(0, 40)) }
     }
@@ -134,13 +136,13 @@ test('a replaced secret and a dropped provider token are gone from the database 
     expect((await own.call('PATCH', `${base}/${hook.id}`, { token: TOKENS.webhooks, body: patch })).status).toBe(200)
     expect(onDisk()).toEqual({ secret: false, token: false })
   } finally {
-    own.close()
+    await own.close()
   }
 })
 
 test('a short secret stored before the length rule is not given away by secretLast4', async () => {
   const hook = (await create({ label: 'Legacy', provider: 'custom', target: fx.rx.url })).body
-  fx.ctx.db.$client.query('UPDATE webhooks SET secret = ? WHERE id = ?').run('abc', hook.id)
+  await run(fx.ctx.db, 'UPDATE webhooks SET secret = ? WHERE id = ?', 'abc', hook.id)
   const one = await fx.ctx.call('GET', `${base}/${hook.id}`, { token: TOKENS.webhooks })
   expect(one.body.secretLast4).toBe('')
 })

@@ -1,3 +1,4 @@
+import { row, run } from '../rows'
 import { expect, test } from 'bun:test'
 import { TOKENS } from '../helpers'
 import { base, ISO, webhooksFixture } from './webhooks-fixture'
@@ -54,8 +55,8 @@ test('a short or whitespace secret is refused on create and on update; the store
     const res = await fx.ctx.call('PATCH', `${base}/${hook.id}`, { token: TOKENS.webhooks, body: { secret, label: 'Changed' } })
     expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_secret' })
   }
-  const row = fx.ctx.db.$client.query('SELECT label, secret FROM webhooks WHERE id = ?').get(hook.id)
-  expect(row).toEqual({ label: 'Kept', secret: OWN })
+  const got = await row(fx.ctx.db, 'SELECT label, secret FROM webhooks WHERE id = ?', hook.id)
+  expect(got).toEqual({ label: 'Kept', secret: OWN })
   // Empty still means "generate one" (create) and "keep the old one" (update).
   expect((await create({ label: 'Gen', provider: 'custom', target: fx.rx.url, secret: '' })).body.secret).toHaveLength(43)
   const kept = await fx.ctx.call('PATCH', `${base}/${hook.id}`, { token: TOKENS.webhooks, body: { secret: '' } })
@@ -91,7 +92,7 @@ test('a secret with a lone surrogate or a control character is invalid_secret (i
     const res = await create({ label: 'Odd', provider: 'custom', target: fx.rx.url, secret })
     expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error: 'invalid_secret' })
   }
-  expect(fx.ctx.db.$client.query("SELECT COUNT(*) AS n FROM webhooks WHERE label = 'Odd'").get()).toEqual({ n: 0 })
+  expect((await row(fx.ctx.db, "SELECT COUNT(*) AS n FROM webhooks WHERE label = 'Odd'"))).toEqual({ n: 0 })
 })
 
 test('a target with spaces or control characters, a label with control characters and a github target with dot segments, a query or a fragment are refused', async () => {
@@ -116,7 +117,7 @@ test('a provider token is kept only for github: refused on another provider, dro
   const gh = (await create({ label: 'gh', provider: 'github', target: 'https://api.github.com/repos/acme/site/dispatches', options: { token: 'ghp_secret_token_9876' } })).body
   const moved = await fx.ctx.call('PATCH', `${base}/${gh.id}`, { token: TOKENS.webhooks, body: { provider: 'custom', target: fx.rx.url } })
   expect({ status: moved.status, options: moved.body.options }).toEqual({ status: 200, options: {} })
-  const stored = fx.ctx.db.$client.query('SELECT options FROM webhooks WHERE id = ?').get(gh.id) as { options: string }
+  const stored = (await row(fx.ctx.db, 'SELECT options FROM webhooks WHERE id = ?', gh.id)) as { options: string }
   expect(stored.options).not.toContain('ghp_secret_token')
   const again = await fx.ctx.call('PATCH', `${base}/${gh.id}`, { token: TOKENS.webhooks, body: { options: { token: 'ghp_secret_token_9876' } } })
   expect({ status: again.status, error: again.body.error }).toEqual({ status: 400, error: 'invalid_body' })
@@ -137,13 +138,13 @@ test('github options: a token that cannot be an Authorization header is refused 
   // `null` takes the event type back to the default (the event's own type); the token stays.
   const cleared = await patch({ options: { eventType: null } })
   expect({ status: cleared.status, options: cleared.body.options }).toEqual({ status: 200, options: { tokenLast4: '9876' } })
-  expect(JSON.parse((fx.ctx.db.$client.query('SELECT options FROM webhooks WHERE id = ?').get(gh.id) as { options: string }).options)).toEqual({ token: 'ghp_secret_token_9876' })
+  expect(JSON.parse(((await row(fx.ctx.db, 'SELECT options FROM webhooks WHERE id = ?', gh.id)) as { options: string }).options)).toEqual({ token: 'ghp_secret_token_9876' })
   expect((await patch({ options: { token: null } })).status).toBe(400) // a token is replaced, never removed (the schema takes no null)
   expect((await patch({ options: { eventType: 'again' } })).body.options).toEqual({ eventType: 'again', tokenLast4: '9876' })
   // Switched to another provider, it keeps no github option at all.
   const moved = await patch({ provider: 'vercel', target: 'https://api.vercel.com/v1/integrations/deploy/x' })
   expect({ status: moved.status, options: moved.body.options }).toEqual({ status: 200, options: {} })
-  expect((fx.ctx.db.$client.query('SELECT options FROM webhooks WHERE id = ?').get(gh.id) as { options: string }).options).toBe('{}')
+  expect(((await row(fx.ctx.db, 'SELECT options FROM webhooks WHERE id = ?', gh.id)) as { options: string }).options).toBe('{}')
 })
 
 test('a target is written the one way every URL parser reads alike: no backslash, `https://` then a host, no empty user part, no port 0', async () => {
@@ -165,7 +166,7 @@ test('a target is written the one way every URL parser reads alike: no backslash
   }
   // A target stored before the rule keeps working: its webhook can be edited and is still sent to.
   const legacy = (await create({ label: 'legacy', provider: 'custom', target: fx.rx.url })).body
-  fx.ctx.db.$client.query('UPDATE webhooks SET target = ? WHERE id = ?').run(`${fx.rx.url}?q=a\\b`, legacy.id)
+  await run(fx.ctx.db, 'UPDATE webhooks SET target = ? WHERE id = ?', `${fx.rx.url}?q=a\\b`, legacy.id)
   const renamed = await fx.ctx.call('PATCH', `${base}/${legacy.id}`, { token: TOKENS.webhooks, body: { label: 'legacy, renamed' } })
   expect({ status: renamed.status, target: renamed.body.target }).toEqual({ status: 200, target: `${fx.rx.url}?q=a\\b` })
   const sent = await fx.ctx.call('POST', `${base}/${legacy.id}/test`, { token: TOKENS.webhooks })

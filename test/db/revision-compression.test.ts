@@ -4,6 +4,7 @@
  * written as plain text (dispatcher/compress-revisions.ts): every read answers the same bytes
  * before, during and after the conversion, through the real api and the real dispatcher pass.
  */
+import { sqliteOf } from '../dialect'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { compressRevisions } from '../../dispatcher/compress-revisions'
 import { createDispatcher } from '../../dispatcher/loop'
@@ -30,8 +31,8 @@ const DRAFT = { id: 'pages/long/draft', contentType: 'page', fields: { parent: '
 afterAll(() => ctx.close())
 
 type Row = { seq: number; ordinal: number; document_id: string; body: StoredBody }
-const rows = () => ctx.db.$client.query('SELECT seq, ordinal, document_id, body FROM revisions ORDER BY seq').all() as Row[]
-const plainLeft = () => (ctx.db.$client.query(`SELECT count(*) AS n FROM revisions INDEXED BY revisions_plain WHERE typeof(body) = 'text'`).get() as { n: number }).n
+const rows = () => sqliteOf(ctx.db).$client.query('SELECT seq, ordinal, document_id, body FROM revisions ORDER BY seq').all() as Row[]
+const plainLeft = () => (sqliteOf(ctx.db).$client.query(`SELECT count(*) AS n FROM revisions INDEXED BY revisions_plain WHERE typeof(body) = 'text'`).get() as { n: number }).n
 
 /** Every read that shows a revision body, as the client receives it (bytes), plus restore results. */
 async function reads(): Promise<string[]> {
@@ -60,9 +61,9 @@ async function allRefs(id: string): Promise<string[]> {
 }
 
 /** Each Published Version's version-row fields, as stored and as its body says. */
-const summaries = () => (ctx.db.$client.query('SELECT summary FROM revisions ORDER BY seq').all() as { summary: string | null }[]).map((r) => r.summary && JSON.parse(r.summary))
+const summaries = () => (sqliteOf(ctx.db).$client.query('SELECT summary FROM revisions ORDER BY seq').all() as { summary: string | null }[]).map((r) => r.summary && JSON.parse(r.summary))
 const expectedSummaries = () => rows().map((r) => {
-  const body = JSON.parse(decodeStored(ctx.db.$client, r.body))
+  const body = JSON.parse(decodeStored(sqliteOf(ctx.db).$client, r.body))
   return [body.__publishedAt, body.__publishedBy, Object.keys(body.locales)]
 })
 
@@ -75,7 +76,7 @@ test('publish stores a keyframe every KEYFRAME_EVERY ordinals and deltas against
   }
   // Deltas are much smaller than the text they stand for.
   const long = rows().filter((r) => r.document_id === 'pages/long' && (r.ordinal - 1) % KEYFRAME_EVERY !== 0)
-  const text = long.reduce((n, r) => n + Buffer.byteLength(decodeStored(ctx.db.$client, r.body)), 0)
+  const text = long.reduce((n, r) => n + Buffer.byteLength(decodeStored(sqliteOf(ctx.db).$client, r.body)), 0)
   const stored = long.reduce((n, r) => n + (r.body as Uint8Array).length, 0)
   expect(stored / text).toBeLessThan(0.25)
 })
@@ -84,7 +85,7 @@ test('plain-text rows (as written before compression) read the same before, duri
   const compressed = await reads()
   expect(await versionRefs(ctx, 'pages/long')).toHaveLength(25)
   // The database as an older api left it: every body the JSON text it wrote.
-  const c = ctx.db.$client
+  const c = sqliteOf(ctx.db).$client
   for (const r of rows()) c.query('UPDATE revisions SET body = ?, summary = NULL WHERE seq = ?').run(decodeStored(c, r.body), r.seq)
   const total = rows().length
   expect(plainLeft()).toBe(total)
@@ -93,9 +94,9 @@ test('plain-text rows (as written before compression) read the same before, duri
 
   // A few small batches: some rows compressed (deltas pointing at keyframes still in text, and
   // the other way round), the rest not yet.
-  expect(compressRevisions(ctx.db, 5)).toBe(5)
-  expect(compressRevisions(ctx.db, 11, () => false)).toBe(0) // the lock was taken: nothing written
-  expect(compressRevisions(ctx.db, 11)).toBe(11)
+  expect(compressRevisions(sqliteOf(ctx.db), 5)).toBe(5)
+  expect(compressRevisions(sqliteOf(ctx.db), 11, () => false)).toBe(0) // the lock was taken: nothing written
+  expect(compressRevisions(sqliteOf(ctx.db), 11)).toBe(11)
   expect(plainLeft()).toBe(total - 16)
   expect(await reads()).toEqual(before)
 
@@ -105,7 +106,7 @@ test('plain-text rows (as written before compression) read the same before, duri
   expect(rows().every((r) => r.body instanceof Uint8Array)).toBe(true)
   expect(summaries()).toEqual(expectedSummaries())
   expect(await reads()).toEqual(before)
-  expect(compressRevisions(ctx.db)).toBe(0)
+  expect(compressRevisions(sqliteOf(ctx.db))).toBe(0)
 })
 
 test('the codec gives back the exact text: unicode, escapes, edits, a delta against any keyframe', () => {

@@ -3,6 +3,7 @@
  * receiver: rows leased by a dispatcher that died are claimed as soon as another one finds its
  * lock free; a dispatcher alive but stopped (SIGSTOP) keeps its rows until their leases expire.
  */
+import { sqliteOf } from '../dialect'
 import { afterEach, expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { startReceiver, type TestReceiver } from '../test-receiver'
@@ -37,7 +38,7 @@ async function setup(env: Record<string, string>) {
     })
     return p
   }
-  const undelivered = () => (ctx.db.$client.query(`SELECT COUNT(*) AS n FROM outbox WHERE status <> 'delivered'`).get() as { n: number }).n
+  const undelivered = () => (sqliteOf(ctx.db).$client.query(`SELECT COUNT(*) AS n FROM outbox WHERE status <> 'delivered'`).get() as { n: number }).n
   const eventIds = () => rx.requests.map((r) => r.headers['x-service-delivery']!)
   return { ctx, rx, spawn, undelivered, eventIds }
 }

@@ -2,6 +2,8 @@
  * What the dispatcher loop tests share: for each test a fresh app, a real receiver, a webhook
  * to it and a clock the test moves by hand, and a dispatcher built over them.
  */
+import { rows } from '../rows'
+import { storeFor } from './store-for'
 import { afterEach, beforeEach, expect } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 import { startReceiver, type TestReceiver } from '../test-receiver'
@@ -25,7 +27,7 @@ export function loopFixture() {
     hook: undefined as unknown as { id: string; secret: string },
     dispatcher: (over: Partial<Parameters<typeof createDispatcher>[0]> = {}) => createDispatcher({
       db: fx.ctx.db, log: createLogger('silent', 'test'), metrics: fx.ctx.metrics, pollMs: 50, now: () => fx.clock,
-      allowPrivateTargets: true, timeoutMs: 2000, random: () => 0.5, siteChangeQuietMs: 30_000, siteChangeMaxHoldMs: 1_800_000, ...over,
+      allowPrivateTargets: true, timeoutMs: 2000, random: () => 0.5, siteChangeQuietMs: 30_000, siteChangeMaxHoldMs: 1_800_000, ...storeFor(fx.ctx.db), ...over,
     }),
     payloads: () => fx.rx.requests.map((r) => JSON.parse(r.body)),
     /** `n` events for the team's webhooks, committed in one transaction. */
@@ -35,7 +37,7 @@ export function loopFixture() {
       }),
     /** The outbox by status: how many rows, how many still leased. */
     outboxState: () =>
-      fx.ctx.db.$client.query(`SELECT status, COUNT(*) AS n, COUNT(lease_token) AS leased FROM outbox GROUP BY status ORDER BY status`).all(),
+      rows(fx.ctx.db, `SELECT status, COUNT(*) AS n, COUNT(lease_token) AS leased FROM outbox GROUP BY status ORDER BY status`),
     publish: async (doc: ReturnType<typeof page>) => {
       expect((await fx.ctx.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
       expect((await fx.ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [doc.id] } })).body[0].status).toBe(0)
@@ -50,9 +52,9 @@ export function loopFixture() {
     })
     fx.hook = res.body
   })
-  afterEach(() => {
+  afterEach(async () => {
     fx.rx.stop()
-    fx.ctx.close()
+    await fx.ctx.close()
   })
   return fx
 }

@@ -1,4 +1,5 @@
 /** The dispatcher loop driven in-process with `runOnce(now)` and a hand-moved clock. */
+import { row } from '../rows'
 import { expect, test } from 'bun:test'
 import { TEAM, TOKENS, waitFor } from '../helpers'
 import { startReceiver } from '../test-receiver'
@@ -62,7 +63,7 @@ test('a webhook deleted during a send: its answer is dropped with an info line, 
   await sending
   const entries = lines.map((l) => JSON.parse(l)).filter((l) => l.component === 'delivery')
   expect(entries.map((l) => [l.level, l.msg, l.outcome])).toEqual([[30, 'the webhook was deleted during the send; the attempt is not recorded', 'dropped']])
-  expect(fx.ctx.db.$client.query('SELECT COUNT(*) AS n FROM delivery_attempts').get()).toEqual({ n: 0 })
+  expect((await row(fx.ctx.db, 'SELECT COUNT(*) AS n FROM delivery_attempts'))).toEqual({ n: 0 })
 })
 
 test('every log line carries exactly one component: dispatcher, or delivery with eventId and webhookId', async () => {

@@ -1,4 +1,6 @@
 /** The dispatcher loop driven in-process with `runOnce(now)` and a hand-moved clock. */
+import { row } from '../rows'
+import { sqliteOnly } from '../dialect'
 import { expect, test } from 'bun:test'
 import { holdWriteLock, TEAM, TOKENS, waitFor } from '../helpers'
 import { startReceiver } from '../test-receiver'
@@ -38,8 +40,8 @@ test('rows claimed ahead of free slots: never more than perWebhook in flight, ev
     await d.stop()
     expect(rx2.state.maxOpen).toBeLessThanOrEqual(4)
     expect(rx2.state.count).toBe(120)
-    expect(outboxState()).toEqual([{ status: 'delivered', n: 120, leased: 0 }])
-    expect(fx.ctx.db.$client.query('SELECT COUNT(*) AS n, COUNT(DISTINCT outbox_seq) AS rows FROM delivery_attempts').get()).toEqual({ n: 120, rows: 120 })
+    expect(await outboxState()).toEqual([{ status: 'delivered', n: 120, leased: 0 }])
+    expect((await row(fx.ctx.db, 'SELECT COUNT(*) AS n, COUNT(DISTINCT outbox_seq) AS rows FROM delivery_attempts'))).toEqual({ n: 120, rows: 120 })
   } finally {
     rx2.stop()
   }
@@ -54,7 +56,7 @@ test('stop() gives rows claimed ahead back at once (no lease left to expire)', a
     d.start()
     await waitFor(() => rx2.state.count >= 10, 10_000, 'a few deliveries')
     await d.stop()
-    const rows = outboxState() as { status: string; n: number; leased: number }[]
+    const rows = (await outboxState()) as { status: string; n: number; leased: number }[]
     expect(rows.every((r) => r.leased === 0)).toBe(true)
     expect(rows.reduce((a, r) => a + r.n, 0)).toBe(200)
     const delivered = rows.find((r) => r.status === 'delivered')!.n
@@ -65,7 +67,7 @@ test('stop() gives rows claimed ahead back at once (no lease left to expire)', a
   }
 })
 
-test('an idle pass takes no write lock: an api writer holding it never stalls the dispatcher', async () => {
+sqliteOnly('another connection holds the SQLite write lock; PostgreSQL has none').test('an idle pass takes no write lock: an api writer holding it never stalls the dispatcher', async () => {
   const writer = holdWriteLock(fx.ctx.path) // as the api does for every write
   try {
     const lines: string[] = []
@@ -120,7 +122,7 @@ test('with no room for stalled sends (maxStalled 0) the healthy webhook waits fo
   expect(waited).toBeGreaterThanOrEqual(2000)
 }, 20_000)
 
-test('with the write lock held by another process, a pass with work due writes nothing and returns at once; the next pass does it all', async () => {
+sqliteOnly('another connection holds the SQLite write lock; PostgreSQL has none').test('with the write lock held by another process, a pass with work due writes nothing and returns at once; the next pass does it all', async () => {
   await publish(page('pages/locked', 'pages/home', { en: { title: 'L', slug: 'locked' } }))
   const draft = page('pages/sched/draft', 'pages/home', { en: { title: 'S', slug: 'sched' } })
   expect((await fx.ctx.call('POST', `/content/${TEAM}`, { body: draft })).status).toBe(200)

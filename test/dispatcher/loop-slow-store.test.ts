@@ -5,6 +5,7 @@
  * both count the pool's budgets), a claim that answers after stop() gives its rows back, and
  * every row still goes out once, never more than perWebhook at a time.
  */
+import { sqliteOf } from '../dialect'
 import { expect, test } from 'bun:test'
 import { TEAM, TOKENS, waitFor } from '../helpers'
 import { SqliteOutboxStore } from '../../db/outbox/sqlite-store'
@@ -77,16 +78,16 @@ test('a store that answers later: one claim at a time, every row sent once, at m
   try {
     await fx.ctx.call('PATCH', `/teams/${TEAM}/webhooks/${fx.hook.id}`, { token: TOKENS.webhooks, body: { target: rx.url } })
     await enqueue(150)
-    const store = new SlowStore(fx.ctx.db, 3)
+    const store = new SlowStore(sqliteOf(fx.ctx.db), 3)
     const d = fx.dispatcher({ store, now: Date.now, perWebhook: 4, concurrency: 64, leaseMs: 60_000 })
     d.start()
-    await waitFor(() => rx.state.count >= 150 && outboxState().length === 1, 20_000, 'all deliveries recorded')
+    await waitFor(async () => rx.state.count >= 150 && (await outboxState()).length === 1, 20_000, 'all deliveries recorded')
     await d.stop()
     expect(store.maxClaiming).toBe(1)
     expect(store.claims).toBeGreaterThan(1)
     expect(rx.state.maxOpen).toBeLessThanOrEqual(4)
     expect({ count: rx.state.count, distinct: rx.state.ids.size }).toEqual({ count: 150, distinct: 150 })
-    expect(outboxState()).toEqual([{ status: 'delivered', n: 150, leased: 0 }])
+    expect(await outboxState()).toEqual([{ status: 'delivered', n: 150, leased: 0 }])
   } finally {
     rx.stop()
   }
@@ -111,7 +112,7 @@ test('stop() while a claim is on its way: the rows it brings back are given back
         return rows
       }
     }
-    const store = new GatedStore(fx.ctx.db)
+    const store = new GatedStore(sqliteOf(fx.ctx.db))
     const d = fx.dispatcher({ store, now: Date.now, leaseMs: 60_000 })
     d.start()
     await waitFor(() => store.asked > 0, 5000, 'the first claim on its way')
@@ -120,7 +121,7 @@ test('stop() while a claim is on its way: the rows it brings back are given back
     await stopped
     expect(store.leased).toBe(3) // the claim did lease them, after stop() was called
     expect(rx.state.count).toBe(0)
-    expect(outboxState()).toEqual([{ status: 'pending', n: 3, leased: 0 }])
+    expect(await outboxState()).toEqual([{ status: 'pending', n: 3, leased: 0 }])
   } finally {
     rx.stop()
   }

@@ -1,4 +1,5 @@
 /** The dispatcher loop driven in-process with `runOnce(now)` and a hand-moved clock. */
+import { sqliteOf, sqliteOnly } from '../dialect'
 import { expect, test } from 'bun:test'
 import { TEAM, TOKENS } from '../helpers'
 import { claimDue } from '../../db/outbox/claim'
@@ -127,35 +128,35 @@ test('a burst of site changes yields one site.changed after the quiet period; ed
   }])
 })
 
-test('an expired lease is claimable again; a lost lease writes nothing', async () => {
+sqliteOnly('calls the SQLite outbox operations directly (the PostgreSQL twins: test/db/pg/outbox)').test('an expired lease is claimable again; a lost lease writes nothing', async () => {
   await publish(page('pages/a', 'pages/home', { en: { title: 'A', slug: 'a' } }))
-  const [row] = claimDue(fx.ctx.db.$client, { now: fx.clock, leaseMs: 5000, limit: 10 }) // a dispatcher that then dies
+  const [row] = claimDue(sqliteOf(fx.ctx.db).$client, { now: fx.clock, leaseMs: 5000, limit: 10 }) // a dispatcher that then dies
   expect(row).toBeDefined()
   expect(await dispatcher().runOnce(fx.clock + 1000)).toBe(0)
   expect(await dispatcher().runOnce(fx.clock + 5000)).toBe(1)
-  const stale = recordAttempt(fx.ctx.db.$client, row!, { statusCode: 200, error: null, durationMs: 1, responseBody: '' }, { status: 'delivered' }, fx.clock)
+  const stale = recordAttempt(sqliteOf(fx.ctx.db).$client, row!, { statusCode: 200, error: null, durationMs: 1, responseBody: '' }, { status: 'delivered' }, fx.clock)
   expect(stale).toBe(false)
-  expect(fx.ctx.db.$client.query('SELECT COUNT(*) AS n FROM delivery_attempts').get()).toEqual({ n: 1 })
+  expect(sqliteOf(fx.ctx.db).$client.query('SELECT COUNT(*) AS n FROM delivery_attempts').get()).toEqual({ n: 1 })
 })
 
-test('recording a batch: only rows whose lease still matches move on and get an attempt row', async () => {
+sqliteOnly('calls the SQLite outbox operations directly (the PostgreSQL twins: test/db/pg/outbox)').test('recording a batch: only rows whose lease still matches move on and get an attempt row', async () => {
   await publish(page('pages/a', 'pages/home', { en: { title: 'A', slug: 'a' } }))
   await publish(page('pages/b', 'pages/home', { en: { title: 'B', slug: 'b' } }))
-  const [first, second] = claimDue(fx.ctx.db.$client, { now: fx.clock, leaseMs: 5000, limit: 10 })
+  const [first, second] = claimDue(sqliteOf(fx.ctx.db).$client, { now: fx.clock, leaseMs: 5000, limit: 10 })
   expect(second).toBeDefined()
   // The first row's lease expires and another dispatcher takes it: our token no longer matches.
-  fx.ctx.db.$client.query('UPDATE outbox SET lease_token = ? WHERE seq = ?').run('someone-else', first!.seq)
+  sqliteOf(fx.ctx.db).$client.query('UPDATE outbox SET lease_token = ? WHERE seq = ?').run('someone-else', first!.seq)
   const ok = { statusCode: 200, error: null, refused: false, durationMs: 3, responseBody: 'ok' }
-  const kept = recordAttempts(fx.ctx.db.$client, [
+  const kept = recordAttempts(sqliteOf(fx.ctx.db).$client, [
     { row: first!, result: ok, step: { status: 'delivered' }, startedAt: fx.clock },
     { row: second!, result: { ...ok, statusCode: 503 }, step: { status: 'pending', delayMs: 1500 }, startedAt: fx.clock },
   ])
   expect(kept).toEqual([false, true])
-  expect(fx.ctx.db.$client.query('SELECT seq, status, attempts, next_attempt_at AS next, lease_token AS lease FROM outbox ORDER BY seq').all()).toEqual([
+  expect(sqliteOf(fx.ctx.db).$client.query('SELECT seq, status, attempts, next_attempt_at AS next, lease_token AS lease FROM outbox ORDER BY seq').all()).toEqual([
     { seq: first!.seq, status: 'pending', attempts: 0, next: expect.any(Number), lease: 'someone-else' },
     { seq: second!.seq, status: 'pending', attempts: 1, next: fx.clock + 3 + 1500, lease: null },
   ])
-  expect(fx.ctx.db.$client.query('SELECT outbox_seq AS seq, attempt, status_code AS code, next_attempt_at AS next FROM delivery_attempts').all()).toEqual([
+  expect(sqliteOf(fx.ctx.db).$client.query('SELECT outbox_seq AS seq, attempt, status_code AS code, next_attempt_at AS next FROM delivery_attempts').all()).toEqual([
     { seq: second!.seq, attempt: 1, code: 503, next: fx.clock + 3 + 1500 },
   ])
 })

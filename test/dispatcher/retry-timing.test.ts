@@ -8,6 +8,7 @@ import { createTestContext, TEAM, TOKENS, waitFor, type TestContext } from '../h
 import { startReceiver, type TestReceiver } from '../test-receiver'
 import { createDispatcher } from '../../dispatcher/loop'
 import { createLogger } from '../../core/log'
+import { storeFor } from './store-for'
 
 let ctx: TestContext
 let rx: TestReceiver
@@ -15,9 +16,9 @@ beforeEach(async () => {
   ctx = await createTestContext()
   rx = startReceiver([{ status: 500 }, { status: 500 }, { status: 200 }])
 })
-afterEach(() => {
+afterEach(async () => {
   rx.stop()
-  ctx.close()
+  await ctx.close()
 })
 
 for (const [name, random] of [['top', 0.999999], ['bottom', 0]] as const) {
@@ -25,7 +26,7 @@ for (const [name, random] of [['top', 0.999999], ['bottom', 0]] as const) {
     const hook = await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'r', provider: 'custom', target: rx.url } })
     expect(hook.status).toBe(201)
     const d = createDispatcher({
-      db: ctx.db, log: createLogger('silent', 'test'), metrics: ctx.metrics, pollMs: 250, allowPrivateTargets: true,
+      db: ctx.db, ...storeFor(ctx.db), log: createLogger('silent', 'test'), metrics: ctx.metrics, pollMs: 250, allowPrivateTargets: true,
       timeoutMs: 2000, random: () => random,
     })
     d.start()

@@ -3,6 +3,10 @@
  * published: the dispatcher here has metrics of its own (as its process does), so the figure
  * can only come through the shared database.
  */
+import { row, rows, run } from '../rows'
+import { pgNotYet, sqliteOf, sqliteOnly } from '../dialect'
+import { failInserts } from '../rows'
+import { storeFor } from './store-for'
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { createTestContext, holdWriteLock, TEAM, TOKENS, type TestContext } from '../helpers'
 import { runDueSchedules } from '../../core/publish/scheduled'
@@ -33,7 +37,7 @@ test('a scheduled publish run by the dispatcher shows on the api /metrics as out
     'service_worker_publish_revisions{outcome="error"} 0',
   ])
   await schedule('pages/later', now + 1000)
-  const d = createDispatcher({ db: ctx.db, log: createLogger('silent', 'test'), metrics: createMetrics(), pollMs: 50, allowPrivateTargets: true })
+  const d = createDispatcher({ db: ctx.db, ...storeFor(ctx.db), log: createLogger('silent', 'test'), metrics: createMetrics(), pollMs: 50, allowPrivateTargets: true })
   await d.runOnce(now) // not due yet
   expect(await workerSeries()).toContain('service_worker_publish_revisions{outcome="ok"} 0')
   await d.runOnce(now + 1000)
@@ -45,9 +49,9 @@ test('a scheduled publish run by the dispatcher shows on the api /metrics as out
   ])
   // A schedule whose document went away is refused, not counted (no version was recorded).
   await schedule('pages/gone', now + 2000)
-  ctx.db.$client.query(`DELETE FROM documents WHERE id = 'pages/gone/scheduled'`).run()
+  await run(ctx.db, `DELETE FROM documents WHERE id = 'pages/gone/scheduled'`)
   await d.runOnce(now + 2000)
-  expect(ctx.db.$client.query('SELECT COUNT(*) AS n FROM schedules').get()).toEqual({ n: 0 })
+  expect((await row(ctx.db, 'SELECT COUNT(*) AS n FROM schedules'))).toEqual({ n: 0 })
   expect(await workerSeries()).toContain('service_worker_publish_revisions{outcome="ok"} 1')
   expect(await workerSeries()).toContain('service_worker_publish_revisions{outcome="error"} 0')
 })
@@ -56,10 +60,10 @@ test('a scheduled publish that fails holds back only itself: the others due at t
   const now = Date.now()
   for (const id of ['pages/sa', 'pages/sb', 'pages/sc']) await schedule(id, now)
   // The file refuses pages/sb's revision (a full disk, say): its publish rolls back whole.
-  ctx.db.$client.run(`CREATE TRIGGER refuse_sb BEFORE INSERT ON revisions WHEN NEW.document_id = 'pages/sb' BEGIN SELECT RAISE(ABORT, 'disk says no'); END`)
+  const allow = await failInserts(ctx.db, 'revisions', 'disk says no', "NEW.document_id = 'pages/sb'")
   const errors: string[] = []
   const log = createLogger('error', 'test', { write: (line: string) => { errors.push(JSON.parse(line).documentId) } })
-  const d = createDispatcher({ db: ctx.db, log, metrics: createMetrics(), pollMs: 50, allowPrivateTargets: true })
+  const d = createDispatcher({ db: ctx.db, ...storeFor(ctx.db), log, metrics: createMetrics(), pollMs: 50, allowPrivateTargets: true })
   const live = async () => {
     const out: Record<string, boolean> = {}
     for (const id of ['pages/sa', 'pages/sb', 'pages/sc']) out[id] = (await ctx.call('GET', `/content/${TEAM}?id=${id}`)).status === 200
@@ -76,39 +80,39 @@ test('a scheduled publish that fails holds back only itself: the others due at t
   // Not tried at every poll while it keeps failing; tried again a minute later, and then published.
   await d.runOnce(now + 1000)
   expect(errors).toEqual(['pages/sb'])
-  ctx.db.$client.run('DROP TRIGGER refuse_sb')
+  await allow()
   await d.runOnce(now + 30_000)
   expect((await live())['pages/sb']).toBe(false)
   await d.runOnce(now + 61_000)
   expect(await live()).toEqual({ 'pages/sa': true, 'pages/sb': true, 'pages/sc': true })
   expect(await workerSeries()).toContain('service_worker_publish_revisions{outcome="ok"} 3')
-  expect(ctx.db.$client.query('SELECT COUNT(*) AS n FROM schedules').get()).toEqual({ n: 0 })
+  expect((await row(ctx.db, 'SELECT COUNT(*) AS n FROM schedules'))).toEqual({ n: 0 })
 })
 
-test('a scheduled publish stopped by another process\'s write lock is no failure: not counted, not held back, published at the next poll', async () => {
+sqliteOnly('another connection holds the SQLite write lock; PostgreSQL has none').test('a scheduled publish stopped by another process\'s write lock is no failure: not counted, not held back, published at the next poll', async () => {
   const now = Date.now()
   for (const id of ['pages/la', 'pages/lb']) await schedule(id, now)
   const other = holdWriteLock(ctx.path)
-  ctx.db.$client.exec('PRAGMA busy_timeout = 50')
+  sqliteOf(ctx.db).$client.exec('PRAGMA busy_timeout = 50')
   const failed: string[] = []
   try {
     // mayWrite says yes (the lock was taken just after it looked): the publish meets the lock itself.
     expect(await runDueSchedules(ctx.db, null, now, () => true, (s) => failed.push(s.documentId))).toEqual([])
   } finally {
     other.release()
-    ctx.db.$client.exec('PRAGMA busy_timeout = 10000')
+    sqliteOf(ctx.db).$client.exec('PRAGMA busy_timeout = 10000')
   }
   expect(failed).toEqual([])
-  expect(ctx.db.$client.query('SELECT document_id AS id, lease_expires_at AS hold FROM schedules ORDER BY document_id').all()).toEqual([{ id: 'pages/la', hold: null }, { id: 'pages/lb', hold: null }])
+  expect((await rows(ctx.db, 'SELECT document_id AS id, lease_expires_at AS hold FROM schedules ORDER BY document_id'))).toEqual([{ id: 'pages/la', hold: null }, { id: 'pages/lb', hold: null }])
   expect(await workerSeries()).toContain('service_worker_publish_revisions{outcome="error"} 0')
   expect((await runDueSchedules(ctx.db, null, now + 250)).map((i) => i.id).sort()).toEqual(['pages/la', 'pages/lb'])
 })
 
-test('a schedule whose author may no longer publish (capability taken away, token revoked, left the team) publishes nothing: counted error, held back, published once the right is back', async () => {
+pgNotYet('cli/seed.ts writes to SQLite only (branch pg-seed)')('a schedule whose author may no longer publish (capability taken away, token revoked, left the team) publishes nothing: counted error, held back, published once the right is back', async () => {
   const now = Date.now()
   // A second publisher, so the test's own editor token stays usable.
   const lead = async (token: string | null, capabilities: string[]) =>
-    await seed(ctx.db, null, { teams: [{ id: TEAM, workspaceId: 'main', locales: ['en', 'de', 'fr'], defaultLocale: 'en', users: [{ id: 'u-lead', token, capabilities }] }] })
+    await seed(sqliteOf(ctx.db), null, { teams: [{ id: TEAM, workspaceId: 'main', locales: ['en', 'de', 'fr'], defaultLocale: 'en', users: [{ id: 'u-lead', token, capabilities }] }] })
   await lead('tok-lead-0123456789', ['EditContent', 'ChangeLiveContent'])
   const doc = { id: 'pages/timed/draft', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'T', slug: 'timed' } } }
   expect((await ctx.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
@@ -116,7 +120,7 @@ test('a schedule whose author may no longer publish (capability taken away, toke
   expect(scheduled.status).toBe(201)
   const errors: string[] = []
   const log = createLogger('error', 'test', { write: (line: string) => { errors.push(JSON.parse(line).err.message) } })
-  const d = createDispatcher({ db: ctx.db, log, metrics: createMetrics(), pollMs: 50, allowPrivateTargets: true })
+  const d = createDispatcher({ db: ctx.db, ...storeFor(ctx.db), log, metrics: createMetrics(), pollMs: 50, allowPrivateTargets: true })
   const live = async () => (await ctx.call('GET', `/content/${TEAM}?id=pages/timed`)).status === 200
   const pending = async () => (await ctx.call('GET', `/content/history/${TEAM}?id=pages/timed`)).body.scheduled?.scheduledBy
 
@@ -132,7 +136,7 @@ test('a schedule whose author may no longer publish (capability taken away, toke
   expect(errors.at(-1)).toBe('Not published: the token of user u-lead has been revoked. Schedule it again as a user who may publish, or unschedule it.')
 
   await lead('tok-lead-new-0123456789', ['EditContent', 'ChangeLiveContent'])
-  ctx.db.$client.run(`DELETE FROM memberships WHERE user_id = 'u-lead'`)
+  sqliteOf(ctx.db).$client.run(`DELETE FROM memberships WHERE user_id = 'u-lead'`)
   await d.runOnce(now + 122_000)
   expect(errors.at(-1)).toBe('Not published: user u-lead is no longer a member of this team. Schedule it again as a user who may publish, or unschedule it.')
   expect(await live()).toBe(false)

@@ -4,10 +4,11 @@
  * connection, whose own commits `PRAGMA data_version` does not see, and polls once a minute:
  * only the hint can bring the delivery within the second.
  */
+import { insertDelivery } from '../rows'
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createTestContext, insertDelivery, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
+import { createTestContext, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { startReceiver, type TestReceiver } from '../test-receiver'
 import { createDispatcher } from '../../dispatcher/loop'
 import { dispatchersDir } from '../../db/outbox/wake'
@@ -21,9 +22,9 @@ beforeEach(async () => {
   rx = startReceiver()
   hook = (await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'w', provider: 'custom', target: rx.url } })).body.id
 })
-afterEach(() => {
+afterEach(async () => {
   rx.stop()
-  ctx.close()
+  await ctx.close()
 })
 
 test('a publish wakes a started dispatcher at once; a stopped one leaves no port behind', async () => {
@@ -68,8 +69,8 @@ test('a redeliver and a recover wake a started dispatcher too: the manual sends 
   const dir = dispatchersDir(ctx.path)
   const now = Date.now()
   // Two deliveries that used up their attempts a minute ago (the receiver was down then).
-  insertDelivery(ctx.db.$client, { eventId: 'missed-1', webhookId: hook, status: 'failed', attempts: 3, at: now - 60_000 })
-  insertDelivery(ctx.db.$client, { eventId: 'missed-2', webhookId: hook, status: 'failed', attempts: 3, at: now - 60_000 })
+  await insertDelivery(ctx.db, { eventId: 'missed-1', webhookId: hook, status: 'failed', attempts: 3, at: now - 60_000 })
+  await insertDelivery(ctx.db, { eventId: 'missed-2', webhookId: hook, status: 'failed', attempts: 3, at: now - 60_000 })
   const d = createDispatcher({ db: ctx.db, log: createLogger('silent', 'test'), metrics: ctx.metrics, pollMs: 60_000, allowPrivateTargets: true, livenessDir: dir })
   d.start()
   try {

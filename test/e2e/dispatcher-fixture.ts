@@ -3,6 +3,7 @@
  * way to start the REAL dispatcher process on its database; everything a test starts is stopped
  * after it.
  */
+import { sqliteOf } from '../dialect'
 import { afterEach, expect } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 import { startReceiver, type Answer, type TestReceiver } from '../test-receiver'
@@ -52,7 +53,7 @@ export function dispatcherFixture() {
       const res = await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })
       expect(res.body[0].status).toBe(0)
     }
-    const attempts = () => ctx.db.$client.query('SELECT attempt, status_code AS statusCode, error FROM delivery_attempts ORDER BY id').all()
+    const attempts = () => sqliteOf(ctx.db).$client.query('SELECT attempt, status_code AS statusCode, error FROM delivery_attempts ORDER BY id').all()
     return { ctx, rx, secret: res.body.secret as string, hookId: res.body.id as string, spawn, publish, attempts, env }
   }
   return { cleanup, setup }

@@ -2,6 +2,7 @@
  * End to end: the REAL dispatcher process (`bun dispatcher/main.ts`) on the temp-file database
  * of a `createApp` instance, delivering to real receivers on 127.0.0.1.
  */
+import { sqliteOf } from '../dialect'
 import { expect, test } from 'bun:test'
 import { collectOutput, makeTestDir, TEAM, TOKENS, waitFor } from '../helpers'
 import { startReceiver } from '../test-receiver'
@@ -48,12 +49,12 @@ test('the compiled binary (package.json "build:dispatcher") delivers, reads no .
   expect((statSync(join(dir, 'fresh.db')).mode & 0o777).toString(8)).toBe('600')
 
   // Only the worker copies the WAL back now: the api connection's automatic checkpoints are off.
-  ctx.db.$client.exec('PRAGMA wal_autocheckpoint = 0')
+  sqliteOf(ctx.db).$client.exec('PRAGMA wal_autocheckpoint = 0')
   const fileSize = () => statSync(ctx.path).size
   await Bun.sleep(1200) // one checkpoint interval: the file holds everything written so far
   const before = fileSize()
-  ctx.db.$client.exec('CREATE TABLE filler (b BLOB)')
-  for (let i = 0; i < 200; i++) ctx.db.$client.query('INSERT INTO filler (b) VALUES (randomblob(4000))').run()
+  sqliteOf(ctx.db).$client.exec('CREATE TABLE filler (b BLOB)')
+  for (let i = 0; i < 200; i++) sqliteOf(ctx.db).$client.query('INSERT INTO filler (b) VALUES (randomblob(4000))').run()
   expect(fileSize()).toBe(before) // 800 KB sit in the WAL
   await waitFor(() => fileSize() > before + 500_000, 5000, 'the checkpoint worker copied the WAL back')
 })
@@ -75,7 +76,7 @@ test('three failed attempts in all (1-2 s, then 2-3 s apart), then failed for go
   expect(attempts()).toEqual([
     { attempt: 1, statusCode: 503, error: null }, { attempt: 2, statusCode: 502, error: null }, { attempt: 3, statusCode: 500, error: null },
   ])
-  expect(ctx.db.$client.query('SELECT status, lease_token AS lease FROM outbox').all()).toEqual([{ status: 'failed', lease: null }])
+  expect(sqliteOf(ctx.db).$client.query('SELECT status, lease_token AS lease FROM outbox').all()).toEqual([{ status: 'failed', lease: null }])
 })
 
 test('redelivery through the api: the process sends the same bytes, delivery id and signature again, and logs it as a manual attempt', async () => {
@@ -129,7 +130,7 @@ test('SIGTERM hands back rows claimed ahead and not yet sent: no lease left to w
   await waitFor(() => rx.requests.length >= 2, 10_000, 'the second send')
   p.kill('SIGTERM')
   expect(await p.exited).toBe(0)
-  const rows = () => ctx.db.$client.query('SELECT status, lease_token AS lease FROM outbox ORDER BY seq').all() as { status: string; lease: string | null }[]
+  const rows = () => sqliteOf(ctx.db).$client.query('SELECT status, lease_token AS lease FROM outbox ORDER BY seq').all() as { status: string; lease: string | null }[]
   expect(rows().filter((r) => r.lease !== null)).toEqual([]) // the one in flight recorded, the rest handed back
   const delivered = rows().filter((r) => r.status === 'delivered').length
   expect(delivered).toBe(rx.requests.length)

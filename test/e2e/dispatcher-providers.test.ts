@@ -2,6 +2,7 @@
  * End to end: the REAL dispatcher process (`bun dispatcher/main.ts`) on the temp-file database
  * of a `createApp` instance, delivering to real receivers on 127.0.0.1.
  */
+import { sqliteOf } from '../dialect'
 import { expect, test } from 'bun:test'
 import { TEAM, TOKENS, waitFor } from '../helpers'
 import { startReceiver, type Answer } from '../test-receiver'
@@ -25,11 +26,11 @@ test('providers through the process: netlify and vercel build hooks get an empty
   // A github webhook must target api.github.com; pointed at the local receiver afterwards, as the
   // SSRF tests do, so the request the process builds and sends can be read.
   const github = await make('github', { target: 'https://api.github.com/repos/acme/site/dispatches', options: { token: 'ghp_e2eToken123', eventType: 'cms-publish' } })
-  ctx.db.$client.query('UPDATE webhooks SET target = ? WHERE id = ?').run(github.rx.url, github.id)
+  sqliteOf(ctx.db).$client.query('UPDATE webhooks SET target = ? WHERE id = ?').run(github.rx.url, github.id)
   spawn()
   await publish('pages/providers', 'providers')
   await waitFor(() => [netlify, vercel, github].every((h) => h.rx.requests.length > 0), 10_000, 'a request at each provider')
-  const eventId = (ctx.db.$client.query("SELECT event_id AS id FROM outbox o JOIN webhooks w ON w.id = o.webhook_id WHERE w.provider = 'netlify'").get() as { id: string }).id
+  const eventId = (sqliteOf(ctx.db).$client.query("SELECT event_id AS id FROM outbox o JOIN webhooks w ON w.id = o.webhook_id WHERE w.provider = 'netlify'").get() as { id: string }).id
   for (const h of [netlify, vercel, github]) {
     const [req] = h.rx.requests
     expect(h.rx.requests).toHaveLength(1)

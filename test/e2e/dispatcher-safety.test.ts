@@ -2,6 +2,7 @@
  * End to end: the REAL dispatcher process (`bun dispatcher/main.ts`) on the temp-file database
  * of a `createApp` instance, delivering to real receivers on 127.0.0.1.
  */
+import { sqliteOf } from '../dialect'
 import { expect, test } from 'bun:test'
 import { holdWriteLock, TEAM, TOKENS, waitFor } from '../helpers'
 import { startReceiver, TLS_FIXTURE } from '../test-receiver'
@@ -16,13 +17,13 @@ const { cleanup, setup } = dispatcherFixture()
 test('SSRF: a target resolving to 127.0.0.1 is refused at send time when private targets are not allowed', async () => {
   const { ctx, rx, hookId, spawn, publish, attempts } = await setup({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' } })
   // Saved while the api allowed it (as a DNS change would do later): the send-time check must catch it.
-  ctx.db.$client.query('UPDATE webhooks SET target = ? WHERE id = ?').run(`https://127.0.0.1:${rx.port}/hook`, hookId)
+  sqliteOf(ctx.db).$client.query('UPDATE webhooks SET target = ? WHERE id = ?').run(`https://127.0.0.1:${rx.port}/hook`, hookId)
   spawn()
   await publish('pages/ssrf')
   await waitFor(() => (attempts() as unknown[]).length > 0, 10_000, 'refused attempt')
   await Bun.sleep(1500)
   expect(attempts()).toEqual([{ attempt: 1, statusCode: null, error: expect.stringMatching(/^refused: .*public address \(loopback; a receiver there needs WEBHOOK_ALLOW_PRIVATE_TARGETS=true\)/) }])
-  expect(ctx.db.$client.query('SELECT status FROM outbox').all()).toEqual([{ status: 'failed' }])
+  expect(sqliteOf(ctx.db).$client.query('SELECT status FROM outbox').all()).toEqual([{ status: 'failed' }])
   expect(rx.requests).toHaveLength(0)
 })
 
@@ -30,7 +31,7 @@ test('SSRF: a host NAME resolving to a private address is refused after the DNS 
   const addresses = await systemLookup(hostname()).catch(() => [] as string[])
   if (addresses.length === 0 || addresses.some((a) => !blockedAddressReason(a))) return // needs a host name that resolves privately
   const { ctx, rx, hookId, spawn, publish, attempts } = await setup({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' } })
-  ctx.db.$client.query('UPDATE webhooks SET target = ? WHERE id = ?').run(`https://${hostname()}:${rx.port}/hook`, hookId)
+  sqliteOf(ctx.db).$client.query('UPDATE webhooks SET target = ? WHERE id = ?').run(`https://${hostname()}:${rx.port}/hook`, hookId)
   spawn()
   await publish('pages/ssrf-dns')
   await waitFor(() => (attempts() as unknown[]).length > 0, 10_000, 'refused attempt')
@@ -54,7 +55,7 @@ test('https targets: delivered over TLS with the certificate verified against th
   await waitFor(() => tls.requests.length > 0, 10_000, 'delivery over TLS')
   expect(verifySignature(tls.requests[0]!.body, tls.requests[0]!.headers['x-service-signature'], good.body.secret)).toBe(true)
   expect(tls.requests[0]!.headers.host).toBe(`localhost:${tls.port}`)
-  const byHook = (id: string) => ctx.db.$client.query('SELECT attempt, status_code AS statusCode, error FROM delivery_attempts WHERE webhook_id = ? ORDER BY id').all(id)
+  const byHook = (id: string) => sqliteOf(ctx.db).$client.query('SELECT attempt, status_code AS statusCode, error FROM delivery_attempts WHERE webhook_id = ? ORDER BY id').all(id)
   // Answers are recorded in batches: the receiver can have the request before its attempt row exists.
   await waitFor(() => byHook(good.body.id).length > 0 && byHook(wrongName.body.id).length > 0, 10_000, 'both TLS attempts recorded')
   expect(byHook(good.body.id)).toEqual([{ attempt: 1, statusCode: 200, error: null }])
@@ -106,20 +107,20 @@ test('kill -9 in the middle of the scheduled publishes due at one poll, restart:
     expect((await ctx.call('POST', `/content/schedule/${TEAM}`, { body: { id, publishAt } })).status).toBe(201)
   }
   // Each publish made slow (a join of 700 x 700 rows per revision) so the kill lands mid-run.
-  ctx.db.$client.run('CREATE TABLE slow (x INTEGER)')
-  ctx.db.$client.run('INSERT INTO slow SELECT value FROM json_each(?)', [JSON.stringify(Array.from({ length: 700 }, (_, i) => i))])
-  ctx.db.$client.run('CREATE TRIGGER slow_revision AFTER INSERT ON revisions BEGIN SELECT COUNT(*) FROM slow a, slow b; END')
-  const versions = () => ctx.db.$client.query("SELECT document_id AS id, COUNT(*) AS n FROM revisions WHERE document_id LIKE 'pages/k%' GROUP BY document_id").all() as { id: string; n: number }[]
+  sqliteOf(ctx.db).$client.run('CREATE TABLE slow (x INTEGER)')
+  sqliteOf(ctx.db).$client.run('INSERT INTO slow SELECT value FROM json_each(?)', [JSON.stringify(Array.from({ length: 700 }, (_, i) => i))])
+  sqliteOf(ctx.db).$client.run('CREATE TRIGGER slow_revision AFTER INSERT ON revisions BEGIN SELECT COUNT(*) FROM slow a, slow b; END')
+  const versions = () => sqliteOf(ctx.db).$client.query("SELECT document_id AS id, COUNT(*) AS n FROM revisions WHERE document_id LIKE 'pages/k%' GROUP BY document_id").all() as { id: string; n: number }[]
   const first = spawn()
   await waitFor(() => versions().length > 0, 10_000, 'the first scheduled publish')
   first.kill('SIGKILL')
   await first.exited
-  const left = (ctx.db.$client.query('SELECT COUNT(*) AS n FROM schedules').get() as { n: number }).n
+  const left = (sqliteOf(ctx.db).$client.query('SELECT COUNT(*) AS n FROM schedules').get() as { n: number }).n
   expect(left).toBeGreaterThan(0)
-  ctx.db.$client.run('DROP TRIGGER slow_revision')
+  sqliteOf(ctx.db).$client.run('DROP TRIGGER slow_revision')
   const restartedAt = performance.now()
   spawn()
-  await waitFor(() => (ctx.db.$client.query('SELECT COUNT(*) AS n FROM schedules').get() as { n: number }).n === 0, 10_000, 'the rest published after the restart')
+  await waitFor(() => (sqliteOf(ctx.db).$client.query('SELECT COUNT(*) AS n FROM schedules').get() as { n: number }).n === 0, 10_000, 'the rest published after the restart')
   expect(performance.now() - restartedAt).toBeLessThan(5000)
   expect(versions()).toEqual(ids.map((id) => ({ id, n: 1 })))
   await waitFor(() => new Set(rx.requests.map((r) => JSON.parse(r.body).documentId)).size === ids.length, 10_000, 'every event')
@@ -134,7 +135,7 @@ test('SIGTERM waits for the send in flight and records it before exiting', async
   p.kill('SIGTERM')
   expect(await p.exited).toBe(0)
   expect(attempts()).toEqual([{ attempt: 1, statusCode: 200, error: null }])
-  expect(ctx.db.$client.query('SELECT status, lease_token AS lease FROM outbox').all()).toEqual([{ status: 'delivered', lease: null }])
+  expect(sqliteOf(ctx.db).$client.query('SELECT status, lease_token AS lease FROM outbox').all()).toEqual([{ status: 'delivered', lease: null }])
 })
 
 test('another process holding the write lock does not stop the dispatcher: answers that come meanwhile are read (and timed) at once, then recorded', async () => {
@@ -150,7 +151,7 @@ test('another process holding the write lock does not stop the dispatcher: answe
   const other = holdWriteLock(ctx.path)
   await Bun.sleep(2000)
   other.release()
-  const rows = () => ctx.db.$client.query('SELECT w.label, a.status_code AS statusCode, a.duration_ms AS durationMs FROM delivery_attempts a JOIN webhooks w ON w.id = a.webhook_id ORDER BY w.label').all() as { label: string; statusCode: number; durationMs: number }[]
+  const rows = () => sqliteOf(ctx.db).$client.query('SELECT w.label, a.status_code AS statusCode, a.duration_ms AS durationMs FROM delivery_attempts a JOIN webhooks w ON w.id = a.webhook_id ORDER BY w.label').all() as { label: string; statusCode: number; durationMs: number }[]
   await waitFor(() => rows().length === 2, 10_000, 'both attempts recorded')
   const [fast, slow] = rows()
   expect([fast!.label, fast!.statusCode, slow!.label, slow!.statusCode]).toEqual(['e2e', 200, 'slower', 200])
@@ -159,5 +160,5 @@ test('another process holding the write lock does not stop the dispatcher: answe
   // Blocked on the lock, the process would have read the second answer only after the ROLLBACK (about 2000 ms).
   expect(slow!.durationMs).toBeGreaterThanOrEqual(800)
   expect(slow!.durationMs).toBeLessThan(1500)
-  expect(ctx.db.$client.query("SELECT COUNT(*) AS n FROM outbox WHERE status = 'delivered' AND lease_token IS NULL").get()).toEqual({ n: 2 })
+  expect(sqliteOf(ctx.db).$client.query("SELECT COUNT(*) AS n FROM outbox WHERE status = 'delivered' AND lease_token IS NULL").get()).toEqual({ n: 2 })
 })

@@ -2,6 +2,7 @@
  * End to end: the REAL dispatcher process (`bun dispatcher/main.ts`) on the temp-file database
  * of a `createApp` instance, delivering to real receivers on 127.0.0.1.
  */
+import { sqliteOf } from '../dialect'
 import { expect, test } from 'bun:test'
 import { verify } from '@octokit/webhooks-methods'
 import { collectOutput, TEAM, waitFor } from '../helpers'
@@ -85,11 +86,11 @@ test('kill -9 mid-burst, restart: every event arrives', async () => {
   await waitFor(() => rx.requests.length > 0, 10_000, 'first delivery')
   first.kill('SIGKILL')
   await first.exited
-  const delivered = ctx.db.$client.query("SELECT COUNT(*) AS n FROM outbox WHERE status = 'delivered'").get() as { n: number }
+  const delivered = sqliteOf(ctx.db).$client.query("SELECT COUNT(*) AS n FROM outbox WHERE status = 'delivered'").get() as { n: number }
   expect(delivered.n).toBeLessThan(ids.length) // it really died mid-burst
   // The attempts in flight at the kill: they reached the receiver (which answers after 150 ms) but
   // their rows are not delivered. Each must be sent again after the restart, same delivery id.
-  const recorded = new Set((ctx.db.$client.query("SELECT event_id AS eventId FROM outbox WHERE status = 'delivered'").all() as { eventId: string }[]).map((r) => r.eventId))
+  const recorded = new Set((sqliteOf(ctx.db).$client.query("SELECT event_id AS eventId FROM outbox WHERE status = 'delivered'").all() as { eventId: string }[]).map((r) => r.eventId))
   const inFlight = [...new Set(rx.requests.map((r) => r.headers['x-service-delivery']!))].filter((id) => !recorded.has(id))
   expect(inFlight.length).toBeGreaterThan(0)
   const seen = rx.requests.length

@@ -4,6 +4,7 @@
  * once, marked `manual` in the delivery log; and a recover of a large backlog leaves another
  * webhook's pace alone (the per-webhook send slots).
  */
+import { sqliteOf } from '../dialect'
 import { afterEach, expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
 import { startReceiver, type Answer, type TestReceiver } from '../test-receiver'
@@ -52,7 +53,7 @@ async function publishMany(ctx: TestContext, team: string, token: string, prefix
 }
 
 const count = (ctx: TestContext, hookId: string, status: string) =>
-  (ctx.db.$client.query('SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = ? AND status = ?').get(hookId, status) as { n: number }).n
+  (sqliteOf(ctx.db).$client.query('SELECT COUNT(*) AS n FROM outbox WHERE webhook_id = ? AND status = ?').get(hookId, status) as { n: number }).n
 
 test('receiver down during 50 publishes, then one recover: 50/50 delivered, none twice, each marked manual in the log', async () => {
   const ctx = await createTestContext()
@@ -84,7 +85,7 @@ test('receiver down during 50 publishes, then one recover: 50/50 delivered, none
   expect(after.every((r) => firstBodies.get(r.headers['x-service-delivery']) === r.body)).toBe(true)
   // Oldest first: sent in the order the events were published (outbox seq), 16 at a time (the
   // webhook's send slots), so the first 16 to arrive are among the 32 oldest whatever the answer order.
-  const order = (ctx.db.$client.query('SELECT event_id AS id FROM outbox WHERE webhook_id = ? ORDER BY seq').all(hook) as { id: string }[]).map((r) => r.id)
+  const order = (sqliteOf(ctx.db).$client.query('SELECT event_id AS id FROM outbox WHERE webhook_id = ? ORDER BY seq').all(hook) as { id: string }[]).map((r) => r.id)
   const oldest = new Set(order.slice(0, 32))
   expect(ids.slice(0, 16).filter((id) => !oldest.has(id))).toEqual([])
 

@@ -4,6 +4,7 @@
  * verified by the `standardwebhooks` package's `Webhook.verify` and by our receiver helper, and
  * a `service` webhook's requests carry exactly the headers they carried before the setting.
  */
+import { sqliteOf } from '../dialect'
 import { afterEach, expect, test } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
 import { createTestContext, TEAM, TOKENS, waitFor } from '../helpers'
@@ -77,7 +78,7 @@ test('a service webhook beside it gets exactly the headers recorded before the s
   await publish('pages/both')
   await waitFor(() => service!.rx.requests.length >= 1 && standard!.rx.requests.length >= 1, 15_000, 'both deliveries')
   const req = service!.rx.requests[0]!
-  const stored = (ctx.db.$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(req.headers['x-service-delivery']!) as { payload: string }).payload
+  const stored = (sqliteOf(ctx.db).$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(req.headers['x-service-delivery']!) as { payload: string }).payload
   expect(req.body).toBe(stored)
   // Recorded from the code before `signatureScheme` existed (header names as received, in order).
   expect(Object.keys(req.headers)).toEqual([

@@ -165,6 +165,6 @@ test('the api on its own: SIGTERM (even sent again at once) waits for a request 
   } finally {
     await api.stop()
     receiver.stop(true)
-    ctx.close()
+    await ctx.close()
   }
 }, 60_000)

@@ -6,6 +6,7 @@
  * never tried, their attempts, site changes emitted and waiting, metric counters.
  * The copy test (test/pg/copy-to-postgres.test.ts) copies it and compares every row.
  */
+import { sqliteOf } from '../dialect'
 import { expect } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 import { startReceiver } from '../test-receiver'
@@ -40,7 +41,7 @@ export async function seedEveryTable(): Promise<{ path: string; dir: string }> {
   } finally {
     good.stop()
     down.stop()
-    ctx.db.$client.close(true) // every statement finalized: the WAL is copied back now, not when they are collected
+    sqliteOf(ctx.db).$client.close(true) // every statement finalized: the WAL is copied back now, not when they are collected
   }
 }
 
@@ -119,7 +120,7 @@ async function writeEverything(ctx: TestContext, goodUrl: string, downUrl: strin
  * The copy must encode them, and they must read back as the same text.
  */
 function plainTextRevisions(ctx: TestContext) {
-  const c = ctx.db.$client
+  const c = sqliteOf(ctx.db).$client
   const rows = c.query<{ seq: number; body: Uint8Array }, []>("SELECT seq, body FROM revisions WHERE document_id = 'pages/about' AND ordinal IN (1, 3) ORDER BY seq").all()
   expect(rows).toHaveLength(2)
   for (const row of rows) c.query('UPDATE revisions SET body = ?, summary = NULL WHERE seq = ?').run(decodeStored(c, row.body), row.seq)

@@ -5,6 +5,7 @@
  * newest copied revision (publish writes both in one transaction), and none of the publishes
  * made during the copy is in it. Needs TEST_DATABASE_URL.
  */
+import { sqliteOf } from '../dialect'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { SQL } from 'bun'
@@ -39,7 +40,7 @@ describePg('a copy while the api writes', () => {
   })
 
   test('publishes during the copy: each copied canonical matches its newest copied revision; none of them is copied', async () => {
-    const revisionsBefore = ctx.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM revisions').get()!.n
+    const revisionsBefore = sqliteOf(ctx.db).$client.query<{ n: number }, []>('SELECT count(*) AS n FROM revisions').get()!.n
     let copying = true
     let during = 0
     // The api's writes, through its routes, on its own connection, between the copy's awaits.

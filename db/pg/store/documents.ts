@@ -44,7 +44,7 @@ export async function loadDoc(sql: SQL, teamId: string, id: string): Promise<Doc
  * writers with the same expectation: the second's statement waits for the first's transaction
  * and then checks the row as the first left it (READ COMMITTED), so exactly one wins. Flags and
  * `deletedAt` not given keep the stored ones (read in the same statement, so `current` is only
- * checked, never trusted). Run it in the caller's transaction: the change vector is taken first
+ * checked, never trusted). A `current` without `expect` is checked as if it were the expectation. Run it in the caller's transaction: the change vector is taken first
  * (change-vector.ts), and a ConcurrencyError should roll that back with the rest.
  */
 export async function saveDoc(tx: SQL, input: SaveDoc): Promise<DocumentRow> {
@@ -52,6 +52,11 @@ export async function saveDoc(tx: SQL, input: SaveDoc): Promise<DocumentRow> {
   if (input.expect !== undefined && input.current !== undefined && (input.current?.changeVector ?? null) !== input.expect) {
     throw new ConcurrencyError(input.id)
   }
+  // A caller that gives the row it read (`current`) and no `expect` writes over that row as it
+  // read it: on SQLite the write lock keeps it so until the commit; here another transaction may
+  // have changed it since (READ COMMITTED), so it is checked as an expectation, or two writers
+  // that passed the same If-Match would both win.
+  const expected = input.expect !== undefined ? input.expect : input.current === undefined ? undefined : (input.current?.changeVector ?? null)
   const changeVector = await nextChangeVector(tx)
   const updatedAt = new Date().toISOString()
   // $1 team, $2 id, $3 collection, $4 body, $5 change vector, $6 published or null (keep), $7 archived or null,
@@ -63,10 +68,10 @@ export async function saveDoc(tx: SQL, input: SaveDoc): Promise<DocumentRow> {
   const insert = `INSERT INTO documents (team_id, id, canonical_id, kind, collection, body, change_vector, published, archived, deleted_at, updated_at)
     VALUES ($1, $2, $11, $12, $3, $4::text::json, $5, COALESCE($6::boolean, false), COALESCE($7::boolean, false), $8::text, $10)`
   const returning = 'RETURNING published, archived, deleted_at'
-  const [written] = await (typeof input.expect === 'string'
-    ? tx.unsafe(`UPDATE documents SET ${set} WHERE team_id = $1 AND id = $2 AND change_vector = $11 ${returning}`, [...params, input.expect])
+  const [written] = await (typeof expected === 'string'
+    ? tx.unsafe(`UPDATE documents SET ${set} WHERE team_id = $1 AND id = $2 AND change_vector = $11 ${returning}`, [...params, expected])
     : tx.unsafe(
-        input.expect === null
+        expected === null
           ? `${insert} ON CONFLICT (team_id, id) DO NOTHING ${returning}`
           // canonical_id and kind follow from the id and never change: an update leaves them (and their index) alone, as on SQLite.
           : `${insert} ON CONFLICT (team_id, id) DO UPDATE SET ${set} ${returning}`,

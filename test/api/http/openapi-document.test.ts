@@ -139,7 +139,7 @@ test('the document is the same before and after the routes have answered (a gene
     const warm = (await fresh.call('GET', '/swagger/json', { token: null })).body
     expect(warm).toEqual(cold)
   } finally {
-    fresh.close()
+    await fresh.close()
   }
 })
 

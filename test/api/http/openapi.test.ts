@@ -47,7 +47,7 @@ test('/swagger/json is byte-identical before and after every route has answered 
     // A second app in the same process documents the same bytes (no state shared between apps).
     expect((await ctx.call('GET', '/swagger/json', { token: null })).text).toBe(before.text)
   } finally {
-    fresh.close()
+    await fresh.close()
   }
 })
 

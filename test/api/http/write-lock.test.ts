@@ -1,9 +1,10 @@
+import { sqliteOf } from '../../dialect'
 import { afterAll, expect, test } from 'bun:test'
 import { createTestContext, holdWriteLock, TEAM } from '../../helpers'
 
 // Through createApp over a real file, with a second connection holding the write lock.
 const ctx = await createTestContext()
-ctx.db.$client.exec('PRAGMA busy_timeout = 300')
+sqliteOf(ctx.db).$client.exec('PRAGMA busy_timeout = 300')
 afterAll(() => ctx.close())
 
 test('a write waits for another process\'s lock and goes on when it is released; a read never waits', async () => {

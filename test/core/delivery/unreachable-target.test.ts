@@ -9,6 +9,7 @@ import { createDispatcher } from '../../../dispatcher/loop'
 import { createLogger } from '../../../core/log'
 import { blockedAddressReason, systemLookup, UNREACHABLE_TARGET, type Lookup } from '../../../core/delivery/ssrf'
 import { createTestContext, TEAM, TOKENS, waitFor, type TestContext } from '../../helpers'
+import { storeFor } from '../../dispatcher/store-for'
 
 let ctx: TestContext
 let lines: Record<string, any>[]
@@ -66,7 +67,7 @@ test('dispatcher: the delivery log holds the same refusal for both; the log line
   const nowhere = await hookTo('https://nowhere.test/hook')
   const log: Record<string, any>[] = []
   const dispatcher = createDispatcher({
-    db: ctx.db, log: createLogger('info', 'dispatcher', { write: (line: string) => void log.push(JSON.parse(line)) }), metrics: ctx.metrics,
+    db: ctx.db, ...storeFor(ctx.db), log: createLogger('info', 'dispatcher', { write: (line: string) => void log.push(JSON.parse(line)) }), metrics: ctx.metrics,
     pollMs: 50, allowPrivateTargets: false, timeoutMs: 2000, random: () => 0.5, siteChangeQuietMs: 30_000, siteChangeMaxHoldMs: 1_800_000, lookup,
   })
   expect((await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: ['pages/home'] } })).status).toBe(200)

@@ -4,19 +4,21 @@
  * whether the rows were written by publish or filled by migration 0008; and its plan is one seek
  * that reads no revision body.
  */
+import { sqliteOnly } from '../../dialect'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
-import { openDb, type SqliteDb as Db } from '../../../db/client'
+import { openDb, type Db } from '../../../db/client'
 import * as schema from '../../../db/schema'
 import { revisionsFrom } from '../../../db/store'
 import { localesPublishedSince, type Taken } from '../../../core/restore/published-since'
 import { SINCE_ORDINAL_SQL, SINCE_TIME_SQL } from '../../../db/queries/documents'
 import { createTestContext, makeTestDir, TEAM, type TestContext } from '../../helpers'
 import { ok, publish, put } from './fixtures'
+import { rows as select } from '../../rows'
 
 /** The read it replaces: the locales of every later stamped version's body. */
 async function oracle(db: Db, documentId: string, taken: Taken): Promise<string[]> {
@@ -26,8 +28,8 @@ async function oracle(db: Db, documentId: string, taken: Taken): Promise<string[
 }
 
 /** Every ordinal, and the time of every version and a moment before the first. */
-function takens(db: Db, documentId: string): Taken[] {
-  const rows = db.$client.query('SELECT ordinal, created_at FROM revisions WHERE team_id = ? AND document_id = ? ORDER BY ordinal').all(TEAM, documentId) as { ordinal: number; created_at: string }[]
+async function takens(db: Db, documentId: string): Promise<Taken[]> {
+  const rows = await select<{ ordinal: number; created_at: string }>(db, 'SELECT ordinal, created_at FROM revisions WHERE team_id = ? AND document_id = ? ORDER BY ordinal', TEAM, documentId)
   return [{ ordinal: 0 }, { at: '2000-01-01T00:00:00.000Z' }, ...rows.flatMap((r) => [{ ordinal: r.ordinal }, { at: r.created_at }])]
 }
 
@@ -48,7 +50,7 @@ describe('written by publish', () => {
   afterAll(() => ctx.close())
 
   test('every version and time: the same locales as reading every later body', async () => {
-    const all = takens(ctx.db, 'pages/loc')
+    const all = await takens(ctx.db, 'pages/loc')
     expect(all.length).toBe(2 + 2 * (LOCALE_SETS.length + 1))
     for (const taken of all) {
       expect({ taken, locales: (await localesPublishedSince(ctx.db, TEAM, 'pages/loc', taken)).sort() }).toEqual({ taken, locales: await oracle(ctx.db, 'pages/loc', taken) })
@@ -56,7 +58,7 @@ describe('written by publish', () => {
   })
 })
 
-test('migration 0008 fills revision_locales for the versions a database already holds', async () => {
+sqliteOnly('a SQLite migration on a SQLite file, the same on both passes').test('migration 0008 fills revision_locales for the versions a database already holds', async () => {
   const dir = makeTestDir('since-migrate-')
   try {
     const old = join(dir, 'migrations')
@@ -80,7 +82,7 @@ test('migration 0008 fills revision_locales for the versions a database already 
     const db = openDb(path)
     try {
       expect(db.$client.query('SELECT count(*) AS n FROM revision_locales').get()).toEqual({ n: 3 })
-      for (const taken of takens(db, 'pages/old')) {
+      for (const taken of await takens(db, 'pages/old')) {
         expect({ taken, locales: (await localesPublishedSince(db, TEAM, 'pages/old', taken)).sort() }).toEqual({ taken, locales: await oracle(db, 'pages/old', taken) })
       }
     } finally {
@@ -91,7 +93,7 @@ test('migration 0008 fills revision_locales for the versions a database already 
   }
 })
 
-test('the plan is one seek into revision_locales: no revision row, no body, no sort', () => {
+sqliteOnly('SQLite\'s EXPLAIN QUERY PLAN, the same on both passes').test('the plan is one seek into revision_locales: no revision row, no body, no sort', () => {
   const dir = makeTestDir('since-plan-')
   const db = openDb(join(dir, 'plan.db'))
   try {

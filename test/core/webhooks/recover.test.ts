@@ -2,8 +2,9 @@
  * core/webhooks/recover.ts below the route: the window's rules as a table, and the guard that
  * keeps a recover from queuing a delivery that failed again after it began.
  */
+import { insertDelivery, row, run } from '../../rows'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { createTestContext, insertDelivery, TEAM, TOKENS, type TestContext } from '../../helpers'
+import { createTestContext, TEAM, TOKENS, type TestContext } from '../../helpers'
 import { parseWindow, recoverFailed } from '../../../core/webhooks/recover'
 import { AppError } from '../../../core/errors'
 
@@ -35,11 +36,11 @@ afterAll(() => ctx.close())
 
 test('a delivery written after the recover began (queued and failed again meanwhile) is not queued by it', async () => {
   const hook = (await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'r', provider: 'custom', target: 'http://127.0.0.1:9/x' } })).body.id
-  const c = ctx.db.$client
-  const early = insertDelivery(c, { eventId: 'failed-before', webhookId: hook, status: 'failed', attempts: 3, at: NOW - 60_000 })
-  const late = insertDelivery(c, { eventId: 'failed-again', webhookId: hook, status: 'failed', attempts: 3, at: NOW - 50_000 })
-  c.query('UPDATE outbox SET updated_at = ? WHERE seq = ?').run(NOW + 1, late)
+  const c = ctx.db
+  const early = await insertDelivery(c, { eventId: 'failed-before', webhookId: hook, status: 'failed', attempts: 3, at: NOW - 60_000 })
+  const late = await insertDelivery(c, { eventId: 'failed-again', webhookId: hook, status: 'failed', attempts: 3, at: NOW - 50_000 })
+  await run(c, 'UPDATE outbox SET updated_at = ? WHERE seq = ?', NOW + 1, late)
   expect(await recoverFailed(ctx.db, TEAM, hook, { since: '2026-11-28T11:00:00Z' }, NOW)).toEqual({ queued: 1 })
-  const status = (seq: number) => (c.query('SELECT status FROM outbox WHERE seq = ?').get(seq) as { status: string }).status
-  expect([status(early), status(late)]).toEqual(['pending', 'failed'])
+  const status = async (seq: number) => (await row<{ status: string }>(c, 'SELECT status FROM outbox WHERE seq = ?', seq))!.status
+  expect([await status(early), await status(late)]).toEqual(['pending', 'failed'])
 })

@@ -1,4 +1,5 @@
 /** The outbox operations of db/outbox/, each on a real SQLite file, through one delivery's life. */
+import { sqliteOf } from '../../dialect'
 import { afterEach, beforeEach, expect, test } from 'bun:test'
 import type { Database } from 'bun:sqlite'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../../helpers'
@@ -21,7 +22,7 @@ const answer = (statusCode: number) => ({ statusCode, error: null, refused: fals
 
 beforeEach(async () => {
   ctx = await createTestContext()
-  c = ctx.db.$client
+  c = sqliteOf(ctx.db).$client
   const res = await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'x', provider: 'custom', target: 'http://127.0.0.1:9/x' } })
   hook = res.body.id
 })
