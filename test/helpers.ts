@@ -15,7 +15,7 @@ import { createLogger } from '../core/log'
 import { createMetrics } from '../core/metrics'
 import { seed } from '../cli/seed'
 import { onPg } from './dialect'
-import { contextDatabase, copySeedInto } from './pg/context-db'
+import { contextDatabase } from './pg/context-db'
 
 export const TEAM = 'acme'
 export const TOKENS = {
@@ -82,24 +82,6 @@ export function makeTestDir(prefix = 'content-test-') {
   return mkdtempSync(join(tmpdir(), prefix))
 }
 
-/**
- * Seeds a context's new database. On PostgreSQL, until cli/seed.ts writes through a PostgreSQL
- * handle (branch pg-seed), the seed goes into a SQLite file in `dir` first and is copied over
- * with db/copy (what `cli copy-to-postgres` runs); then this is `seed(db, metrics, value)` on both.
- */
-async function seedContext(db: Db, url: string | undefined, dir: string, metrics: ReturnType<typeof createMetrics>, value: unknown): Promise<void> {
-  if (db.engine === 'sqlite') return void (await seed(db, metrics, value))
-  const path = join(dir, 'seed.db')
-  const file = openDb(path)
-  try {
-    await seed(file, metrics, value)
-  } finally {
-    file.$client.close(true)
-  }
-  await copySeedInto(path, url!)
-  for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true })
-}
-
 /** A new app over a new database (test/dialect.ts says which engine), seeded with `testSeed()`. */
 export async function createTestContext(opts: { env?: Record<string, string>; seed?: unknown; logTo?: (line: string) => void } = {}): Promise<TestContext> {
   const dir = makeTestDir()
@@ -108,7 +90,7 @@ export async function createTestContext(opts: { env?: Record<string, string>; se
   const config = loadConfig({ DATABASE_PATH: path, ...(pg ? { DATABASE_URL: pg.url } : {}), LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...opts.env })
   const db: Db = pg ? pgHandle(openPg(pg.url, { processName: 'test', poolSize: config.databasePoolSize }).$client) : openDb(path)
   const metrics = createMetrics()
-  await seedContext(db, pg?.url, dir, metrics, opts.seed ?? testSeed())
+  await seed(db, metrics, opts.seed ?? testSeed())
   const log = opts.logTo ? createLogger('info', 'test', { write: (line: string) => void opts.logTo!(line) }) : createLogger('silent', 'test')
   const app = createApp({ db, config, log, metrics })
   await app.modules

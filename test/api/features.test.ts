@@ -3,7 +3,6 @@
  * the demo tokens of the sign-in page, and "Share" on a version row (a snapshot of a Published
  * Version). The flags change only the app's History drawer: no endpoint answers differently.
  */
-import { pgNotYet, sqliteOf } from '../dialect'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
 import { seed } from '../../cli/seed'
@@ -108,11 +107,11 @@ test('"Share" on a version row: a snapshot of that Published Version, not of the
   expect(malformed.body.error).toBe('bad_reference')
 })
 
-pgNotYet('cli/seed.ts writes to SQLite only (branch pg-seed)')('the sign-in page names the demo tokens only while they sign in on this database', async () => {
+test('the sign-in page names the demo tokens only while they sign in on this database', async () => {
   const none = await ctx.call('GET', '/app/demo-tokens', { token: null })
   expect(none.status).toBe(200)
   expect(none.body).toEqual([])
-  await seed(sqliteOf(ctx.db), ctx.metrics, demo)
+  await seed(ctx.db, ctx.metrics, demo)
   const listed = (await ctx.call('GET', '/app/demo-tokens', { token: null })).body
   expect(listed.map((u: { token: string }) => u.token)).toEqual(demo.teams[0]!.users.map((u) => u.token))
   for (const u of listed) expect((await ctx.call('GET', '/me', { token: u.token })).status).toBe(200)

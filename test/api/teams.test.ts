@@ -1,4 +1,3 @@
-import { pgNotYet } from '../dialect'
 import { rows, run } from '../rows'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
@@ -127,10 +126,10 @@ test('each visible change records one site change with its status', async () => 
   expect(await changes()).toHaveLength(before)
 })
 
-pgNotYet('the CLI runs on the SQLite file only')('the CLI push command deploys the index and records an `index` site change by user cli', async () => {
+test('the CLI push command deploys the index and records an `index` site change by user cli', async () => {
   const file = `${ctx.dir}/index.json`
   await Bun.write(file, JSON.stringify({ fields: ['title'] }))
-  const p = Bun.spawn(['bun', 'cli/main.ts', 'push-index', file, TEAM], { cwd: new URL('../..', import.meta.url).pathname, env: { ...process.env, DATABASE_PATH: ctx.path }, stdout: 'pipe', stderr: 'pipe' })
+  const p = Bun.spawn(['bun', 'cli/main.ts', 'push-index', file, TEAM], { cwd: new URL('../..', import.meta.url).pathname, env: { ...process.env, DATABASE_PATH: ctx.path, ...(ctx.config.databaseUrl ? { DATABASE_URL: ctx.config.databaseUrl } : {}) }, stdout: 'pipe', stderr: 'pipe' })
   expect(await p.exited).toBe(0)
   expect(JSON.parse(await new Response(p.stdout).text())).toMatchObject({ ok: true, indexGeneration: 3 })
   expect((await changes()).at(-1)).toEqual({ status: 'index', userId: 'cli' })

@@ -4,7 +4,7 @@
  * can only come through the shared database.
  */
 import { row, rows, run } from '../rows'
-import { pgNotYet, sqliteOf, sqliteOnly } from '../dialect'
+import { sqliteOf, sqliteOnly } from '../dialect'
 import { failInserts } from '../rows'
 import { storeFor } from './store-for'
 import { afterEach, beforeEach, expect, test } from 'bun:test'
@@ -108,11 +108,11 @@ sqliteOnly('another connection holds the SQLite write lock; PostgreSQL has none'
   expect((await runDueSchedules(ctx.db, null, now + 250)).map((i) => i.id).sort()).toEqual(['pages/la', 'pages/lb'])
 })
 
-pgNotYet('cli/seed.ts writes to SQLite only (branch pg-seed)')('a schedule whose author may no longer publish (capability taken away, token revoked, left the team) publishes nothing: counted error, held back, published once the right is back', async () => {
+test('a schedule whose author may no longer publish (capability taken away, token revoked, left the team) publishes nothing: counted error, held back, published once the right is back', async () => {
   const now = Date.now()
   // A second publisher, so the test's own editor token stays usable.
   const lead = async (token: string | null, capabilities: string[]) =>
-    await seed(sqliteOf(ctx.db), null, { teams: [{ id: TEAM, workspaceId: 'main', locales: ['en', 'de', 'fr'], defaultLocale: 'en', users: [{ id: 'u-lead', token, capabilities }] }] })
+    await seed(ctx.db, null, { teams: [{ id: TEAM, workspaceId: 'main', locales: ['en', 'de', 'fr'], defaultLocale: 'en', users: [{ id: 'u-lead', token, capabilities }] }] })
   await lead('tok-lead-0123456789', ['EditContent', 'ChangeLiveContent'])
   const doc = { id: 'pages/timed/draft', contentType: 'page', fields: { parent: 'pages/home' }, locales: { en: { title: 'T', slug: 'timed' } } }
   expect((await ctx.call('POST', `/content/${TEAM}`, { body: doc })).status).toBe(200)
@@ -136,7 +136,7 @@ pgNotYet('cli/seed.ts writes to SQLite only (branch pg-seed)')('a schedule whose
   expect(errors.at(-1)).toBe('Not published: the token of user u-lead has been revoked. Schedule it again as a user who may publish, or unschedule it.')
 
   await lead('tok-lead-new-0123456789', ['EditContent', 'ChangeLiveContent'])
-  sqliteOf(ctx.db).$client.run(`DELETE FROM memberships WHERE user_id = 'u-lead'`)
+  await run(ctx.db, `DELETE FROM memberships WHERE user_id = 'u-lead'`)
   await d.runOnce(now + 122_000)
   expect(errors.at(-1)).toBe('Not published: user u-lead is no longer a member of this team. Schedule it again as a user who may publish, or unschedule it.')
   expect(await live()).toBe(false)

@@ -8,16 +8,11 @@
  * drops whatever a run left behind (a file that did not await `ctx.close()`).
  */
 import { SQL } from 'bun'
-import { Database } from 'bun:sqlite'
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pgClientOptions } from '../../db/pg/client'
 import { migratePg, pgMigrationsFolder } from '../../db/pg/migrate'
-import { planCopy } from '../../db/copy/plan'
-import { copyToPostgres } from '../../db/copy/copy'
-import * as sqliteSchema from '../../db/schema'
-import * as pgSchema from '../../db/pg/schema'
 import { TEST_DATABASE_URL, withDatabase } from './harness'
 
 /** This run's mark in the names of its databases (scripts/test.ts sets it; lower-case letters and digits). */
@@ -97,18 +92,6 @@ export async function contextDatabase(): Promise<ContextDatabase> {
     }
   }
   return { url: withDatabase(TEST_DATABASE_URL, name), name, drop: async () => void (await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) }
-}
-
-/** Copies the SQLite database at `path` (seeded by the caller) into the empty, migrated database at `url`. */
-export async function copySeedInto(path: string, url: string): Promise<void> {
-  const sqlite = new Database(path, { readonly: true, safeIntegers: true })
-  const pg = new SQL(pgClientOptions(url, { processName: 'test seed copy', poolSize: 1, statementTimeoutMs: 0 }))
-  try {
-    await copyToPostgres(sqlite, pg, planCopy(sqlite, sqliteSchema, pgSchema))
-  } finally {
-    sqlite.close(true)
-    await pg.close()
-  }
 }
 
 /** Drops every database a run named `run` left behind; answers how many. */
