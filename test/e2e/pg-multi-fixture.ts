@@ -4,12 +4,14 @@
  * over by the real `cli copy-to-postgres`), real api processes (api/main.ts) and real dispatchers
  * (dispatcher/main.ts) on it, and an HTTP client for the apis.
  */
+import type { SQL } from 'bun'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { openDb } from '../../db/client'
 import { seed } from '../../cli/seed'
 import { collectOutput, logLine, makeTestDir, spawnApi, testSeed, TOKENS, waitFor } from '../helpers'
 import { pgDatabase, type PgTestDatabase } from '../pg/harness'
+import { OWNER_LOCK_SPACE } from '../../db/pg/outbox/liveness'
 import { root } from './dispatcher-fixture'
 
 /** Each process's pool: 5 processes at 4 share the server with the other test files running at once. */
@@ -67,6 +69,17 @@ export async function startDispatchers(url: string, count: number, env: Record<s
   const started = Array.from({ length: count }, () => spawnDispatcher(url, env))
   await waitFor(() => started.every((d) => d.owner()), 30_000, `${count} dispatchers holding their proof of life`)
   return started
+}
+
+/**
+ * How many dispatcher proofs of life (session advisory locks in OWNER_LOCK_SPACE) are held on the
+ * database `sql` is connected to. Advisory locks are per database, and pg_locks lists the whole
+ * server's: other test files on the same server hold theirs (test/pg/runner.ts's liveOwners counts them too).
+ */
+export async function liveOwners(sql: SQL): Promise<number> {
+  const [row] = await sql`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = ${OWNER_LOCK_SPACE}::oid AND objsubid = 2
+    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+  return row.n
 }
 
 /** SIGKILL for whatever still runs. */
