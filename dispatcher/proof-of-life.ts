@@ -20,6 +20,8 @@ export class ProofOfLife {
   /** Takes the proof and, with it, listens for wakes; without one, warns (`warn`) and runs on leases alone. */
   async start(onWake: () => void, warn: boolean): Promise<void> {
     this.owner = await this.take()
+    // Every lease token this dispatcher writes starts with its owner id: the line ties a token to a process.
+    if (this.owner) this.log.info({ owner: this.owner, pid: process.pid }, 'proof of life held')
     if (this.owner) this.wake = this.store.listenForWakes(onWake)
     else if (warn) this.log.warn({ livenessDir: this.livenessDir }, 'no proof of life could be kept; after a crash, this dispatcher\'s rows come back when their leases expire')
   }
@@ -33,6 +35,7 @@ export class ProofOfLife {
     this.lost = true
     this.owner = await this.take()
     if (this.owner) this.lost = false
+    if (this.owner) this.log.info({ owner: this.owner, pid: process.pid }, 'proof of life held')
   }
 
   /** Stops the wakes and gives the proof up (a clean stop). */

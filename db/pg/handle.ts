@@ -2,7 +2,8 @@
  * The PostgreSQL side of db/client.ts's `Db`: a Bun.sql client (the pool, or an open transaction)
  * that names its dialect. `transaction` is `sql.begin` at the server's default READ COMMITTED
  * (the twins take the row locks they need, docs/postgresql.md); inside a transaction it opens a
- * savepoint, as SQLite's does.
+ * savepoint, as SQLite's does. `{ behavior: 'immediate' }` (or `'exclusive'`) takes the writer's
+ * lock first, as SQLite's BEGIN IMMEDIATE does (`takeWriteLock`).
  */
 import type { SQL, TransactionSQL } from 'bun'
 import type { Transaction, TransactionConfig, Tx } from '../client'
@@ -65,7 +66,11 @@ function txHandle(sql: TransactionSQL): PgTxHandle {
  * transaction first locks the change-vector counter row, which every writer of a change vector
  * takes (store/change-vector.ts), so such writes run one at a time, from their first read to
  * their commit, across every process. Before the database's first write there is no row yet: a
- * transaction-scoped advisory lock stands in for it.
+ * transaction-scoped advisory lock stands in for it. Without it, a writer that committed after
+ * such a transaction's reads and before its bump was overwritten or undone: concurrent PATCHes
+ * with one If-Match all landed (test/e2e/pg-races.test.ts), and a publish that read the draft
+ * published the older draft and deleted one another api had just restored (a restore answered
+ * 200 and then lost, test/e2e/pg-multi-race.test.ts).
  */
 async function takeWriteLock(tx: SQL, config?: TransactionConfig): Promise<void> {
   if (config?.behavior !== 'immediate' && config?.behavior !== 'exclusive') return
