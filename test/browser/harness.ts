@@ -1,8 +1,10 @@
 /**
- * Browser tests' harness: the REAL api and dispatcher processes over a temp database (seeded
- * with the test team), a real webhook receiver on 127.0.0.1, and Debian's Chromium driven by
- * playwright-core with a fresh profile. Without a Chromium the tests are skipped with the
- * reason printed; under CI=true a missing browser is a failure.
+ * Browser tests' harness: the REAL api and dispatcher processes over a temp database seeded
+ * with the test team (on the PostgreSQL pass, TEST_DIALECT=pg, the test context's own fresh
+ * database, which the processes open through DATABASE_URL and `stop()` drops), a real webhook
+ * receiver on 127.0.0.1, and Debian's Chromium driven by playwright-core with a fresh profile.
+ * Without a Chromium the tests are skipped with the reason printed; under CI=true a missing
+ * browser is a failure.
  */
 import { afterAll, beforeAll } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
@@ -53,9 +55,14 @@ async function kill(p: Proc) {
 export async function startStack(opts: { seed?: unknown; chromiumExtra?: string[]; receiverAnswers?: { status: number; body?: string }[] } = {}): Promise<Stack> {
   const ctx = await createTestContext({ seed: opts.seed })
   const rx = startReceiver(opts.receiverAnswers ?? [{ status: 200, body: 'thanks from the receiver' }])
-  const env = { DATABASE_PATH: ctx.path, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn', DISPATCHER_POLL_MS: '100', WEBHOOK_TIMEOUT_MS: '2000', SITE_CHANGE_QUIET_MS: '300' }
+  const where = ctx.config.databaseUrl ? { DATABASE_URL: ctx.config.databaseUrl } : {}
+  const env = { DATABASE_PATH: ctx.path, ...where, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn', DISPATCHER_POLL_MS: '100', WEBHOOK_TIMEOUT_MS: '2000', SITE_CHANGE_QUIET_MS: '300' }
   const api = spawnApi({ ...env, LOG_LEVEL: 'info' })
-  const { port } = await api.listening()
+  const { port, databaseUrl } = (await api.listening()) as { port: number; databaseUrl?: string }
+  // The api says where it opened: the context's database, never a SQLite file beside it.
+  const opened = databaseUrl ? new URL(databaseUrl).pathname : 'the SQLite file'
+  const expected = ctx.config.databaseUrl ? new URL(ctx.config.databaseUrl).pathname : 'the SQLite file'
+  if (opened !== expected) throw new Error(`the api opened ${opened}, not the test context's ${expected}`)
   const dispatcher = Bun.spawn(['bun', 'dispatcher/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
   const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
   const browser = await chromium.launchPersistentContext(profile, {
@@ -75,7 +82,7 @@ export async function startStack(opts: { seed?: unknown; chromiumExtra?: string[
       await kill(dispatcher)
       await api.stop()
       rx.stop()
-      ctx.close()
+      await ctx.close()
     },
   }
 }
