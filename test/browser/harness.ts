@@ -51,39 +51,51 @@ async function kill(p: Proc) {
   await p.exited
 }
 
-/** Starts the api, the dispatcher, a receiver and a browser over one fresh database. */
+/**
+ * Starts the api, the dispatcher, a receiver and a browser over one fresh database. What has
+ * started is undone in reverse by `stop()`, or at once when a later step fails (no api process
+ * or context database outlives a failed start).
+ */
 export async function startStack(opts: { seed?: unknown; chromiumExtra?: string[]; receiverAnswers?: { status: number; body?: string }[] } = {}): Promise<Stack> {
-  const ctx = await createTestContext({ seed: opts.seed })
-  const rx = startReceiver(opts.receiverAnswers ?? [{ status: 200, body: 'thanks from the receiver' }])
-  const where = ctx.config.databaseUrl ? { DATABASE_URL: ctx.config.databaseUrl } : {}
-  const env = { DATABASE_PATH: ctx.path, ...where, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn', DISPATCHER_POLL_MS: '100', WEBHOOK_TIMEOUT_MS: '2000', SITE_CHANGE_QUIET_MS: '300' }
-  const api = spawnApi({ ...env, LOG_LEVEL: 'info' })
-  const { port, databaseUrl } = (await api.listening()) as { port: number; databaseUrl?: string }
-  // The api says where it opened: the context's database, never a SQLite file beside it.
-  const opened = databaseUrl ? new URL(databaseUrl).pathname : 'the SQLite file'
-  const expected = ctx.config.databaseUrl ? new URL(ctx.config.databaseUrl).pathname : 'the SQLite file'
-  if (opened !== expected) throw new Error(`the api opened ${opened}, not the test context's ${expected}`)
-  const dispatcher = Bun.spawn(['bun', 'dispatcher/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
-  const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
-  const browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, args: chromiumArgs(opts.chromiumExtra), viewport: { width: 1280, height: 900 },
-  })
-  const base = `http://127.0.0.1:${port}`
-  return {
-    ctx, base, rx, browser,
-    async page(width = 1280) {
-      const page = await browser.newPage()
-      await page.setViewportSize({ width, height: width < 600 ? 844 : 900 })
-      return page
-    },
-    async stop() {
-      await browser.close().catch(() => {})
-      rmSync(profile, { recursive: true, force: true })
-      await kill(dispatcher)
-      await api.stop()
-      rx.stop()
-      await ctx.close()
-    },
+  const undo: (() => unknown)[] = []
+  async function stop() {
+    let failure: unknown
+    for (const step of undo.splice(0).reverse()) await Promise.resolve().then(step).catch((e) => void (failure ??= e))
+    if (failure) throw failure
+  }
+  try {
+    const ctx = await createTestContext({ seed: opts.seed })
+    undo.push(() => ctx.close())
+    const rx = startReceiver(opts.receiverAnswers ?? [{ status: 200, body: 'thanks from the receiver' }])
+    undo.push(() => rx.stop())
+    const where: Record<string, string> = ctx.config.databaseUrl ? { DATABASE_URL: ctx.config.databaseUrl } : {}
+    const env = { DATABASE_PATH: ctx.path, ...where, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn', DISPATCHER_POLL_MS: '100', WEBHOOK_TIMEOUT_MS: '2000', SITE_CHANGE_QUIET_MS: '300' }
+    const api = spawnApi({ ...env, LOG_LEVEL: 'info' })
+    undo.push(() => api.stop())
+    const { port, databaseUrl } = (await api.listening()) as { port: number; databaseUrl?: string }
+    // The api says where it opened: the context's database, never a SQLite file beside it.
+    const opened = databaseUrl ? new URL(databaseUrl).pathname : 'the SQLite file'
+    const expected = ctx.config.databaseUrl ? new URL(ctx.config.databaseUrl).pathname : 'the SQLite file'
+    if (opened !== expected) throw new Error(`the api opened ${opened}, not the test context's ${expected}`)
+    const dispatcher = Bun.spawn(['bun', 'dispatcher/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
+    undo.push(() => kill(dispatcher))
+    const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
+    undo.push(() => rmSync(profile, { recursive: true, force: true }))
+    const browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM, headless: true, args: chromiumArgs(opts.chromiumExtra), viewport: { width: 1280, height: 900 },
+    })
+    undo.push(() => browser.close().catch(() => {}))
+    return {
+      ctx, base: `http://127.0.0.1:${port}`, rx, browser, stop,
+      async page(width = 1280) {
+        const page = await browser.newPage()
+        await page.setViewportSize({ width, height: width < 600 ? 844 : 900 })
+        return page
+      },
+    }
+  } catch (e) {
+    await stop().catch(() => {})
+    throw e
   }
 }
 
