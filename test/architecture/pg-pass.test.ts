@@ -15,9 +15,9 @@ test('every file that mentions the test context, itself or in a test module it i
   expect(dropped).toEqual([])
 })
 
-test('files that build the context through a fixture are found (documents, webhooks, loop, restore fixtures)', () => {
+test('files that build the context through a fixture are found (documents, webhooks, loop, restore fixtures, the browser harness)', () => {
   const found = new Set(contextFiles())
-  for (const f of ['test/api/documents.test.ts', 'test/api/webhooks.test.ts', 'test/dispatcher/loop.test.ts', 'test/core/restore/service.test.ts', 'test/api/assistant.test.ts']) {
+  for (const f of ['test/api/documents.test.ts', 'test/api/webhooks.test.ts', 'test/dispatcher/loop.test.ts', 'test/core/restore/service.test.ts', 'test/api/assistant.test.ts', 'test/browser/restore.test.ts', 'test/browser/swagger.test.ts']) {
     expect({ f, found: found.has(f) }).toEqual({ f, found: true })
   }
   // Pure rules build none and run once.

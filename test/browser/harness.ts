@@ -1,8 +1,10 @@
 /**
- * Browser tests' harness: the REAL api and dispatcher processes over a temp database (seeded
- * with the test team), a real webhook receiver on 127.0.0.1, and Debian's Chromium driven by
- * playwright-core with a fresh profile. Without a Chromium the tests are skipped with the
- * reason printed; under CI=true a missing browser is a failure.
+ * Browser tests' harness: the REAL api and dispatcher processes over a temp database seeded
+ * with the test team (on the PostgreSQL pass, TEST_DIALECT=pg, the test context's own fresh
+ * database, which the processes open through DATABASE_URL and `stop()` drops), a real webhook
+ * receiver on 127.0.0.1, and Debian's Chromium driven by playwright-core with a fresh profile.
+ * Without a Chromium the tests are skipped with the reason printed; under CI=true a missing
+ * browser is a failure.
  */
 import { afterAll, beforeAll } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
@@ -49,34 +51,51 @@ async function kill(p: Proc) {
   await p.exited
 }
 
-/** Starts the api, the dispatcher, a receiver and a browser over one fresh database. */
+/**
+ * Starts the api, the dispatcher, a receiver and a browser over one fresh database. What has
+ * started is undone in reverse by `stop()`, or at once when a later step fails (no api process
+ * or context database outlives a failed start).
+ */
 export async function startStack(opts: { seed?: unknown; chromiumExtra?: string[]; receiverAnswers?: { status: number; body?: string }[] } = {}): Promise<Stack> {
-  const ctx = await createTestContext({ seed: opts.seed })
-  const rx = startReceiver(opts.receiverAnswers ?? [{ status: 200, body: 'thanks from the receiver' }])
-  const env = { DATABASE_PATH: ctx.path, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn', DISPATCHER_POLL_MS: '100', WEBHOOK_TIMEOUT_MS: '2000', SITE_CHANGE_QUIET_MS: '300' }
-  const api = spawnApi({ ...env, LOG_LEVEL: 'info' })
-  const { port } = await api.listening()
-  const dispatcher = Bun.spawn(['bun', 'dispatcher/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
-  const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
-  const browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, args: chromiumArgs(opts.chromiumExtra), viewport: { width: 1280, height: 900 },
-  })
-  const base = `http://127.0.0.1:${port}`
-  return {
-    ctx, base, rx, browser,
-    async page(width = 1280) {
-      const page = await browser.newPage()
-      await page.setViewportSize({ width, height: width < 600 ? 844 : 900 })
-      return page
-    },
-    async stop() {
-      await browser.close().catch(() => {})
-      rmSync(profile, { recursive: true, force: true })
-      await kill(dispatcher)
-      await api.stop()
-      rx.stop()
-      ctx.close()
-    },
+  const undo: (() => unknown)[] = []
+  async function stop() {
+    let failure: unknown
+    for (const step of undo.splice(0).reverse()) await Promise.resolve().then(step).catch((e) => void (failure ??= e))
+    if (failure) throw failure
+  }
+  try {
+    const ctx = await createTestContext({ seed: opts.seed })
+    undo.push(() => ctx.close())
+    const rx = startReceiver(opts.receiverAnswers ?? [{ status: 200, body: 'thanks from the receiver' }])
+    undo.push(() => rx.stop())
+    const where: Record<string, string> = ctx.config.databaseUrl ? { DATABASE_URL: ctx.config.databaseUrl } : {}
+    const env = { DATABASE_PATH: ctx.path, ...where, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn', DISPATCHER_POLL_MS: '100', WEBHOOK_TIMEOUT_MS: '2000', SITE_CHANGE_QUIET_MS: '300' }
+    const api = spawnApi({ ...env, LOG_LEVEL: 'info' })
+    undo.push(() => api.stop())
+    const { port, databaseUrl } = (await api.listening()) as { port: number; databaseUrl?: string }
+    // The api says where it opened: the context's database, never a SQLite file beside it.
+    const opened = databaseUrl ? new URL(databaseUrl).pathname : 'the SQLite file'
+    const expected = ctx.config.databaseUrl ? new URL(ctx.config.databaseUrl).pathname : 'the SQLite file'
+    if (opened !== expected) throw new Error(`the api opened ${opened}, not the test context's ${expected}`)
+    const dispatcher = Bun.spawn(['bun', 'dispatcher/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
+    undo.push(() => kill(dispatcher))
+    const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'))
+    undo.push(() => rmSync(profile, { recursive: true, force: true }))
+    const browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM, headless: true, args: chromiumArgs(opts.chromiumExtra), viewport: { width: 1280, height: 900 },
+    })
+    undo.push(() => browser.close().catch(() => {}))
+    return {
+      ctx, base: `http://127.0.0.1:${port}`, rx, browser, stop,
+      async page(width = 1280) {
+        const page = await browser.newPage()
+        await page.setViewportSize({ width, height: width < 600 ? 844 : 900 })
+        return page
+      },
+    }
+  } catch (e) {
+    await stop().catch(() => {})
+    throw e
   }
 }
 
