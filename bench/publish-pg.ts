@@ -7,15 +7,14 @@
  * query each publish sends), then replayed with `sql.begin` and nothing else, one publish per
  * transaction, one awaited statement after the other, as the publish sends them. The ratio is
  * what our layers cost on top of the PostgreSQL work (and the round trips) a publish needs.
- * Real and bare run in alternating blocks of BLOCK publishes.
+ * Real and bare run in alternating blocks (bench/alternate.ts).
  */
 import type { Db } from '../db/client'
 import { pgHandle } from '../db/pg/handle'
 import { createMetrics } from '../core/metrics'
 import { benchPgDatabase } from './pg-db'
 import { recording, replay, statementText, type Statement } from './pg-record'
-
-const BLOCK = 100
+import { alternatingBlocks } from './alternate'
 
 export type Publish = (db: Db, i: number, metrics: ReturnType<typeof createMetrics> | null) => Promise<unknown>
 
@@ -46,19 +45,10 @@ export async function publishOnPostgres(serverUrl: string, sqlitePath: string, n
     // one transaction per publish, in alternating blocks (which goes first alternating too): the
     // server is shared with the rest of the machine, and a drift in its load then hits both alike.
     const metrics = createMetrics()
-    const ms = { real: 0, bare: 0 }
-    const timed = async (which: keyof typeof ms, from: number, to: number) => {
-      const t0 = performance.now()
-      for (let i = from; i < to; i++) {
-        if (which === 'real') await publish(real.db as Db, i, metrics)
-        else await bare.sql.begin(async (tx) => await replay(tx, recorded[i]!))
-      }
-      ms[which] += performance.now() - t0
-    }
-    for (let from = 0, block = 0; from < n; from += BLOCK, block++) {
-      const to = Math.min(n, from + BLOCK)
-      for (const which of block % 2 === 0 ? ['real', 'bare'] as const : ['bare', 'real'] as const) await timed(which, from, to)
-    }
+    const ms = await alternatingBlocks(n, {
+      real: async (from, to) => { for (let i = from; i < to; i++) await publish(real.db as Db, i, metrics) },
+      bare: async (from, to) => { for (let i = from; i < to; i++) await bare.sql.begin(async (tx) => await replay(tx, recorded[i]!)) },
+    })
     const publishRate = n / (ms.real / 1000)
     const bareRate = n / (ms.bare / 1000)
 

@@ -6,8 +6,9 @@
  * runs on a scratch copy of the database, then replaying them with bun:sqlite alone, one
  * immediate transaction per document, on a second identical copy. The ratio is therefore
  * what our layers (drizzle's transaction, document rules, JSON, metrics) cost on top of the
- * SQLite work a publish needs. A second, generic baseline (the same number of simple
- * key-value statements) is printed for context.
+ * SQLite work a publish needs. Real and bare run in alternating blocks of 100 publishes
+ * (bench/alternate.ts), so a drift in a shared machine's load hits both alike. A second, generic
+ * baseline (the same number of simple key-value statements, run after them) is printed for context.
  *
  * With DATABASE_URL set, the same publishes also run on PostgreSQL (a fresh database per copy on
  * that server, dropped at the end), against a bare Bun.sql transaction of the same statements
@@ -26,6 +27,7 @@ import { fmt, tempDbPath } from './util'
 import { BENCH_DATABASE_URL } from './pg-db'
 import { maskUrl } from '../db/pg/url'
 import { publishOnPostgres } from './publish-pg'
+import { alternatingBlocks } from './alternate'
 
 const N = Number(process.argv[2] ?? 2000)
 const locales = { en: { title: 'Title', slug: 'slug' }, de: { title: 'Titel', slug: 'slug-de' }, fr: { title: 'Titre', slug: 'slug-fr' } }
@@ -79,21 +81,25 @@ for (let i = 0; i < N; i++) {
 }
 const statements = recorded[0]!.length
 
-// 2. Time the real publishes on a fresh copy.
+// 2. The real publishes on a fresh copy and the recorded statements replayed bare on another, one
+// immediate transaction per publish, in alternating blocks (bench/alternate.ts), as on PostgreSQL.
 const db = await prepare('publish-real')
 const metrics = createMetrics()
-let t0 = performance.now()
-for (let i = 0; i < N; i++) await publish(db, i, metrics)
-const publishRate = N / ((performance.now() - t0) / 1000)
-
-// 3. Replay the recorded statements bare on another fresh copy.
 const bare = (await prepare('publish-bare')).$client as Database
 const replay = bare.transaction((stmts: Stmt[]) => {
   for (const s of stmts) (bare.query(s.sql) as unknown as Record<string, (...a: unknown[]) => unknown>)[s.method]!(...s.params)
 })
-t0 = performance.now()
-for (let i = 0; i < N; i++) replay.immediate(recorded[i]!)
-const bareRate = N / ((performance.now() - t0) / 1000)
+const ms = await alternatingBlocks(N, {
+  real: async (from, to) => { for (let i = from; i < to; i++) await publish(db, i, metrics) },
+  bare: (from, to) => { for (let i = from; i < to; i++) replay.immediate(recorded[i]!) },
+})
+const publishRate = N / (ms.real / 1000)
+const bareRate = N / (ms.bare / 1000)
+
+// 3. The bare replay must have written what the real publishes did: every document published once, one version each.
+const counts = (c: Database) => c.query('SELECT (SELECT count(*) FROM documents WHERE published) AS published, (SELECT count(*) FROM revisions) AS revisions').get() as { published: number; revisions: number }
+const [a, b] = [counts(db.$client), counts(bare)]
+if (a.published !== b.published || a.revisions !== b.revisions || a.published !== N) throw new Error(`the bare replay wrote other rows: ${JSON.stringify({ real: a, bare: b })}`)
 
 // 4. Context: the same number of simple key-value statements per transaction.
 bare.exec('CREATE TABLE bench_kv (k TEXT PRIMARY KEY, v TEXT NOT NULL)')
@@ -104,7 +110,7 @@ const kv = bare.transaction((i: number) => {
     else bare.query('INSERT INTO bench_kv (k, v) VALUES (?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v').run(`k${i}-${s}`, value)
   }
 })
-t0 = performance.now()
+const t0 = performance.now()
 for (let i = 0; i < N; i++) kv.immediate(i)
 const kvRate = N / ((performance.now() - t0) / 1000)
 
