@@ -1,7 +1,8 @@
 /**
  * Which test files the PostgreSQL pass of `bun run test` runs (scripts/test.ts,
  * docs/getting-started.md "Tests"): every file whose tests build a test context
- * (`createTestContext`, directly or through a fixture it imports), except those listed in
+ * (`createTestContext`, directly or through a fixture it imports) or start processes on a
+ * database of test/process-db.ts (`processDatabase`, `processEnv`), except those listed in
  * `PG_PASS_SKIPS` with their reason. A new file that uses the context joins the pass by itself;
  * test/architecture/pg-pass.test.ts fails on a listed file that does not exist or no longer uses it.
  * Files that build no context (pure rules, the PostgreSQL twin tests, which run on both databases
@@ -36,8 +37,6 @@ export const PG_PASS_SKIPS: Record<string, Skip> = {
   'test/e2e/dispatcher-providers.test.ts': { why: 'not-yet', reason: 'spawns processes on the SQLite file (the PostgreSQL e2e tests are test/e2e/*-postgres.test.ts)' },
   'test/e2e/dispatcher-safety.test.ts': { why: 'not-yet', reason: 'spawns processes on the SQLite file (the PostgreSQL e2e tests are test/e2e/*-postgres.test.ts)' },
   'test/e2e/dispatcher.test.ts': { why: 'not-yet', reason: 'spawns processes on the SQLite file (the PostgreSQL e2e tests are test/e2e/*-postgres.test.ts)' },
-  'test/e2e/patch-race.test.ts': { why: 'not-yet', reason: 'worker processes race on the SQLite file; PostgreSQL races are "Not yet" item 3 (branch pg-races)' },
-  'test/e2e/restore-race.test.ts': { why: 'not-yet', reason: 'worker processes race on the SQLite file; PostgreSQL races are "Not yet" item 3 (branch pg-races)' },
   'test/e2e/recover.test.ts': { why: 'not-yet', reason: 'spawns processes on the SQLite file (the PostgreSQL e2e tests are test/e2e/*-postgres.test.ts)' },
   'test/e2e/standard-webhooks.test.ts': { why: 'not-yet', reason: 'spawns processes on the SQLite file (the PostgreSQL e2e tests are test/e2e/*-postgres.test.ts)' },
   'test/e2e/start.test.ts': { why: 'not-yet', reason: '`bun start` does not run on PostgreSQL ("Not yet" item 1)' },
@@ -53,8 +52,8 @@ const importsOf = (file: string): string[] =>
 function usesContext(file: string, seen = new Set<string>()): boolean {
   if (seen.has(file)) return false
   seen.add(file)
-  if (file.endsWith('/test/helpers.ts')) return false
-  if (/\bcreateTestContext\(/.test(readFileSync(file, 'utf8'))) return true
+  if (file.endsWith('/test/helpers.ts') || file.endsWith('/test/process-db.ts')) return false
+  if (/\b(createTestContext|processDatabase|processEnv)\(/.test(readFileSync(file, 'utf8'))) return true
   return importsOf(file).some((f) => usesContext(f, seen))
 }
 
