@@ -70,10 +70,10 @@ test('three failed attempts in all (1-2 s, then 2-3 s apart), then failed for go
   expect(c! - b!).toBeGreaterThanOrEqual(2000)
   expect(c! - b!).toBeLessThan(3300)
   expect(new Set(rx.requests.map((r) => r.headers['x-service-delivery'])).size).toBe(1)
-  await waitFor(() => (attempts() as unknown[]).length === 3, 5000, 'the third attempt recorded')
+  await waitFor(async () => (await attempts()).length === 3, 5000, 'the third attempt recorded')
   await Bun.sleep(3500) // a fourth would come within 3 s
   expect(rx.requests).toHaveLength(3)
-  expect(attempts()).toEqual([
+  expect(await attempts()).toEqual([
     { attempt: 1, statusCode: 503, error: null }, { attempt: 2, statusCode: 502, error: null }, { attempt: 3, statusCode: 500, error: null },
   ])
   expect(sqliteOf(ctx.db).$client.query('SELECT status, lease_token AS lease FROM outbox').all()).toEqual([{ status: 'failed', lease: null }])
