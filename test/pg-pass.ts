@@ -22,7 +22,6 @@ export const PG_PASS_SKIPS: Record<string, Skip> = {
   'test/db/revision-compression.test.ts': { why: 'sqlite-only', reason: 'compresses plain-text revision bodies left in the SQLite file' },
   'test/dispatcher/wake.test.ts': { why: 'sqlite-only', reason: "the hint socket in the liveness directory beside the SQLite file (PostgreSQL wakes with LISTEN/NOTIFY: test/db/pg/outbox/wake.test.ts)" },
   'test/dispatcher/loop-slow-store.test.ts': { why: 'sqlite-only', reason: 'wraps the SQLite outbox store to slow it down or gate it; the loop it drives is the same on PostgreSQL' },
-  'test/dispatcher/crash-recovery.test.ts': { why: 'not-yet', reason: 'kills a dispatcher process started on the SQLite file' },
   'test/api/http/write-lock.test.ts': { why: 'sqlite-only', reason: 'another connection holds the SQLite write lock; PostgreSQL has no database-wide write lock' },
   'test/e2e/dispatcher-postgres.test.ts': { why: 'runs-on-both', reason: 'runs on PostgreSQL in the SQLite pass already (its SQLite seed is copied over)' },
   'test/pg/copy-to-postgres.test.ts': { why: 'runs-on-both', reason: 'copies a SQLite file into PostgreSQL in the SQLite pass already' },
@@ -34,7 +33,6 @@ export const PG_PASS_SKIPS: Record<string, Skip> = {
   'test/browser/swagger.test.ts': { why: 'not-yet', reason: 'the browser harness starts the api and dispatcher processes on the SQLite file' },
   'test/browser/webhooks.test.ts': { why: 'not-yet', reason: 'the browser harness starts the api and dispatcher processes on the SQLite file' },
   'test/e2e/dispatcher-process.test.ts': { why: 'not-yet', reason: 'spawns processes on the SQLite file (the PostgreSQL e2e tests are test/e2e/*-postgres.test.ts)' },
-  'test/e2e/recover.test.ts': { why: 'not-yet', reason: 'spawns processes on the SQLite file (the PostgreSQL e2e tests are test/e2e/*-postgres.test.ts)' },
   'test/e2e/start.test.ts': { why: 'not-yet', reason: '`bun start` does not run on PostgreSQL ("Not yet" item 1)' },
 }
 
