@@ -32,7 +32,6 @@ export const PG_PASS_SKIPS: Record<string, Skip> = {
   'test/browser/restore.test.ts': { why: 'not-yet', reason: 'the browser harness starts the api and dispatcher processes on the SQLite file' },
   'test/browser/swagger.test.ts': { why: 'not-yet', reason: 'the browser harness starts the api and dispatcher processes on the SQLite file' },
   'test/browser/webhooks.test.ts': { why: 'not-yet', reason: 'the browser harness starts the api and dispatcher processes on the SQLite file' },
-  'test/e2e/start.test.ts': { why: 'not-yet', reason: '`bun start` does not run on PostgreSQL ("Not yet" item 1)' },
 }
 
 const importsOf = (file: string): string[] =>
