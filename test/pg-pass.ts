@@ -23,6 +23,12 @@ export const PG_PASS_SKIPS: Record<string, Skip> = {
   'test/dispatcher/wake.test.ts': { why: 'sqlite-only', reason: "the hint socket in the liveness directory beside the SQLite file (PostgreSQL wakes with LISTEN/NOTIFY: test/db/pg/outbox/wake.test.ts)" },
   'test/dispatcher/loop-slow-store.test.ts': { why: 'sqlite-only', reason: 'wraps the SQLite outbox store to slow it down or gate it; the loop it drives is the same on PostgreSQL' },
   'test/api/http/write-lock.test.ts': { why: 'sqlite-only', reason: 'another connection holds the SQLite write lock; PostgreSQL has no database-wide write lock' },
+  'test/e2e/raw-http.test.ts': { why: 'no-database', reason: "requests off the wire (HTTP/1.0 without Host, odd Hosts) to the api process: its HTTP layer, the database plays no part" },
+  'test/e2e/body-timeout.test.ts': { why: 'no-database', reason: "a body that comes too slowly, cut off by the api process's HTTP layer before any database work" },
+  'test/e2e/slow-test-send.test.ts': { why: 'no-database', reason: "the api process's idle timeout during a 15 s webhook test send; the database plays no part" },
+  'test/e2e/start-ctrl-c.test.ts': { why: 'no-database', reason: "`bun start`'s exit code when Ctrl-C reaches its process group; the database plays no part (test/e2e/start.test.ts runs bun start on both)" },
+  'test/e2e/startup.test.ts': { why: 'sqlite-only', reason: 'a DATABASE_PATH that cannot be used, the SQLite write lock held at startup (PostgreSQL startup failures: test/e2e/postgres-startup.test.ts)' },
+  'test/e2e/file-modes.test.ts': { why: 'sqlite-only', reason: 'the modes of the SQLite file and of its -wal and -shm files' },
   'test/e2e/dispatcher-postgres.test.ts': { why: 'runs-on-both', reason: 'runs on PostgreSQL in the SQLite pass already (its SQLite seed is copied over)' },
   'test/pg/copy-to-postgres.test.ts': { why: 'runs-on-both', reason: 'copies a SQLite file into PostgreSQL in the SQLite pass already' },
   'test/pg/copy-snapshot.test.ts': { why: 'sqlite-only', reason: 'the source of a copy to PostgreSQL is a SQLite file' },
@@ -58,6 +64,18 @@ export function testFiles(): string[] {
 export function contextFiles(): string[] {
   return testFiles().filter((f) => usesContext(join(root, f)))
 }
+
+/**
+ * Test files that start the api, the dispatcher, `bun start` or worker processes (test/e2e,
+ * test/dispatcher): each is on the pass (through test/process-db.ts), listed in
+ * `PG_PASS_SKIPS`, or a PostgreSQL test of its own (`describePg`, run in the SQLite pass).
+ */
+export function processFiles(): string[] {
+  return testFiles().filter((f) => /^test\/(e2e|dispatcher)\//.test(f) && /\b(spawnApi|runWorkers|Bun\.spawn)\(/.test(readFileSync(join(root, f), 'utf8')))
+}
+
+/** Whether `file` (relative) is a PostgreSQL test of its own, run in the SQLite pass (test/pg/harness.ts `describePg`). */
+export const runsOnPgAlready = (file: string): boolean => /\bdescribePg\(/.test(readFileSync(join(root, file), 'utf8'))
 
 /** The files of the PostgreSQL pass: the context's, less the skips. */
 export function pgPassFiles(): string[] {
