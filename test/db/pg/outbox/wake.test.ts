@@ -2,8 +2,7 @@
  * Wake on commit on PostgreSQL (db/pg/outbox/wake.ts): an event inserted in a committed
  * transaction wakes a LISTENing connection (the latency is printed); a rolled-back one does
  * not; a webhook's PATCH or DELETE wakes it too; a listener whose connection was cut is woken
- * once it is back. And proof of life lost
- * with its session (db/pg/outbox/liveness.ts).
+ * once it is back. And proof of life lost with its session (db/pg/outbox/liveness.ts).
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { SQL } from 'bun'
