@@ -23,8 +23,6 @@ export const PG_PASS_SKIPS: Record<string, Skip> = {
   'test/dispatcher/wake.test.ts': { why: 'sqlite-only', reason: "the hint socket in the liveness directory beside the SQLite file (PostgreSQL wakes with LISTEN/NOTIFY: test/db/pg/outbox/wake.test.ts)" },
   'test/dispatcher/loop-slow-store.test.ts': { why: 'sqlite-only', reason: 'wraps the SQLite outbox store to slow it down or gate it; the loop it drives is the same on PostgreSQL' },
   'test/api/http/write-lock.test.ts': { why: 'sqlite-only', reason: 'another connection holds the SQLite write lock; PostgreSQL has no database-wide write lock' },
-  'test/e2e/raw-http.test.ts': { why: 'no-database', reason: "requests off the wire (HTTP/1.0 without Host, odd Hosts) to the api process: its HTTP layer, the database plays no part" },
-  'test/e2e/body-timeout.test.ts': { why: 'no-database', reason: "a body that comes too slowly, cut off by the api process's HTTP layer before any database work" },
   'test/e2e/slow-test-send.test.ts': { why: 'no-database', reason: "the api process's idle timeout during a 15 s webhook test send; the database plays no part" },
   'test/e2e/start-ctrl-c.test.ts': { why: 'no-database', reason: "`bun start`'s exit code when Ctrl-C reaches its process group; the database plays no part (test/e2e/start.test.ts runs bun start on both)" },
   'test/e2e/startup.test.ts': { why: 'sqlite-only', reason: 'a DATABASE_PATH that cannot be used, the SQLite write lock held at startup (PostgreSQL startup failures: test/e2e/postgres-startup.test.ts)' },
