@@ -130,10 +130,13 @@ test('a recover of a large backlog leaves a busy webhook at its pace (within 1.2
   await waitFor(async () => (await count(ctx, recovering, 'failed')) === backlog, 60_000, 'the backlog failed')
   answerNow(down, { status: 200, delayMs: 100 })
 
-  const alone = await busyPace(ctx, busy, 'alone', 120)
+  // 100 events: one batch publish writes them all at one moment, so nearly all are measured
+  // however slow the publish is on a loaded machine (with 120, in two batches, the first 100 were
+  // mostly delivered before the second batch answered: 56 of 120 measured on a loaded PostgreSQL pass).
+  const alone = await busyPace(ctx, busy, 'alone', 100)
   const res = await ctx.call('POST', `/teams/${TEAM}/webhooks/${recovering}/recover`, { token: TOKENS.webhooks, body: { since } })
   expect(res.body).toEqual({ queued: backlog })
-  const during = await busyPace(ctx, busy, 'during', 120)
+  const during = await busyPace(ctx, busy, 'during', 100)
   // The recover was still sending while the busy webhook was measured (400 at ~40/s take ~10 s).
   expect(await count(ctx, recovering, 'pending')).toBeGreaterThan(0)
   console.log(`busy webhook: ${alone.toFixed(1)}/s alone, ${during.toFixed(1)}/s during a recover of ${backlog}`)
