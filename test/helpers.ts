@@ -156,11 +156,12 @@ export function collectOutput(stream: ReadableStream<Uint8Array>): { text: strin
 
 /**
  * Runs `count` worker processes of `script` (args per worker from `argsOf`, numbered from 1) and
- * returns their exit codes and every `RESULT <json>` line they printed, parsed. Elysia prints
+ * returns their exit codes and every `RESULT <json>` line they printed, parsed; `env` over this
+ * process's (test/process-db.ts `processEnv`, for workers that open the database). Elysia prints
  * schema warnings on stdout too; only `RESULT ` lines are the workers'.
  */
-export async function runWorkers(script: string, count: number, argsOf: (worker: number) => string[]): Promise<{ exitCodes: (number | null)[]; results: any[] }> {
-  const procs = Array.from({ length: count }, (_, w) => Bun.spawn(['bun', script, ...argsOf(w + 1)], { stdout: 'pipe', stderr: 'inherit' }))
+export async function runWorkers(script: string, count: number, argsOf: (worker: number) => string[], env: Record<string, string> = {}): Promise<{ exitCodes: (number | null)[]; results: any[] }> {
+  const procs = Array.from({ length: count }, (_, w) => Bun.spawn(['bun', script, ...argsOf(w + 1)], { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'inherit' }))
   const outputs = await Promise.all(procs.map(async (p) => { await p.exited; return new Response(p.stdout).text() }))
   const results = outputs.flatMap((o) => o.split('\n').filter((l) => l.startsWith('RESULT ')).map((l) => JSON.parse(l.slice(7))))
   return { exitCodes: procs.map((p) => p.exitCode), results }

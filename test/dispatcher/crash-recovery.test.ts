@@ -1,11 +1,13 @@
 /**
- * Crash recovery in seconds (db/outbox/liveness.ts), with real dispatcher processes and a real
- * receiver: rows leased by a dispatcher that died are claimed as soon as another one finds its
+ * Crash recovery in seconds (db/outbox/liveness.ts; on PostgreSQL db/pg/outbox/liveness.ts), with
+ * real dispatcher processes on the SQLite file or on the PostgreSQL pass the context's database,
+ * and a real receiver: rows leased by a dispatcher that died are claimed as soon as another one finds its
  * lock free; a dispatcher alive but stopped (SIGSTOP) keeps its rows until their leases expire.
  */
-import { sqliteOf } from '../dialect'
 import { afterEach, expect, test } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, waitFor, type TestContext } from '../helpers'
+import { processEnv } from '../process-db'
+import { count } from '../rows'
 import { startReceiver, type TestReceiver } from '../test-receiver'
 import { enqueueEvent } from '../../core/events/record'
 import { samplePayload } from '../../core/webhooks/deliveries'
@@ -29,7 +31,7 @@ async function setup(env: Record<string, string>) {
   const spawn = () => {
     const p = Bun.spawn(['bun', 'dispatcher/main.ts'], {
       cwd: root, stdout: 'ignore', stderr: 'inherit',
-      env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', DATABASE_PATH: ctx.path, LOG_LEVEL: 'error', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...env },
+      env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...processEnv(ctx), LOG_LEVEL: 'error', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...env },
     })
     cleanup.push(async () => {
       p.kill('SIGCONT')
@@ -38,7 +40,7 @@ async function setup(env: Record<string, string>) {
     })
     return p
   }
-  const undelivered = () => (sqliteOf(ctx.db).$client.query(`SELECT COUNT(*) AS n FROM outbox WHERE status <> 'delivered'`).get() as { n: number }).n
+  const undelivered = () => count(ctx.db, 'outbox', "status <> 'delivered'")
   const eventIds = () => rx.requests.map((r) => r.headers['x-service-delivery']!)
   return { ctx, rx, spawn, undelivered, eventIds }
 }
@@ -49,11 +51,11 @@ test('kill -9 with 16 sends in flight (leases of 40 s), restart: every event del
   await waitFor(() => rx.requests.length >= 16, 20_000, '16 sends in flight')
   first.kill('SIGKILL')
   await first.exited
-  expect(undelivered()).toBe(100) // none recorded: every answer was still a second away
+  expect(await undelivered()).toBe(100) // none recorded: every answer was still a second away
   rx.answers = [{ status: 200 }]
   const restartedAt = Date.now()
   spawn()
-  await waitFor(() => undelivered() === 0, 5_000, 'every event delivered')
+  await waitFor(async () => (await undelivered()) === 0, 5_000, 'every event delivered')
   console.log(`crash recovery: all 100 delivered ${Date.now() - restartedAt} ms after the restart`)
   expect(new Set(eventIds()).size).toBe(100)
 }, 40_000)
@@ -66,15 +68,15 @@ test('two dispatchers: one stopped (SIGSTOP) keeps its rows until its leases exp
   rx.answers = [{ status: 200 }]
   spawn() // b: claims what a did not lease
   // a leased only its 16 sends (a webhook not yet known to be fast is not claimed ahead for).
-  await waitFor(() => undelivered() === 16, 10_000, 'b delivers the 84 rows a had not leased')
+  await waitFor(async () => (await undelivered()) === 16, 10_000, 'b delivers the 84 rows a had not leased')
   await Bun.sleep(1500) // a is alive (its lock held): b leaves its rows alone
-  expect(undelivered()).toBe(16)
+  expect(await undelivered()).toBe(16)
   expect(eventIds()).toHaveLength(100)
   expect(new Set(eventIds()).size).toBe(100)
   const killedAt = Date.now()
   a.kill('SIGKILL')
   await a.exited
-  await waitFor(() => undelivered() === 0, 5_000, 'b delivers a\'s rows')
+  await waitFor(async () => (await undelivered()) === 0, 5_000, 'b delivers a\'s rows')
   console.log(`two dispatchers: a's rows delivered by b ${Date.now() - killedAt} ms after the kill`)
   // a's 16 sends (answered while it was stopped, never recorded) go out again: at least once.
   expect(eventIds()).toHaveLength(116)

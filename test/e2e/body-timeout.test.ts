@@ -6,34 +6,28 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { connect, type Socket } from 'node:net'
-import { join } from 'node:path'
-import { rmSync } from 'node:fs'
-import { openDb } from '../../db/client'
-import { seed } from '../../cli/seed'
-import { makeTestDir, spawnApi, testSeed, TEAM, TOKENS, waitFor } from '../helpers'
+import { spawnApi, TEAM, TOKENS, waitFor } from '../helpers'
+import { processDatabase, type ProcessDatabase } from '../process-db'
 import { startReceiver, type TestReceiver } from '../test-receiver'
 
 const TIMEOUT_MS = 1000
 const MAX_BODY_BYTES = 4096
-const dir = makeTestDir('body-timeout-')
+let store: ProcessDatabase
 let port = 0
 let api: ReturnType<typeof spawnApi>
 let rx: TestReceiver
 
 beforeAll(async () => {
-  const path = join(dir, 'content.db')
-  const db = openDb(path)
-  await seed(db, null, testSeed())
-  db.$client.close()
+  store = await processDatabase({ prefix: 'body-timeout-' })
   // A receiver slower than the body timeout: a test send must still wait for it.
   rx = startReceiver([{ status: 200, body: 'slow ok', delayMs: 2500 }])
-  api = spawnApi({ DATABASE_PATH: path, REQUEST_BODY_TIMEOUT_MS: String(TIMEOUT_MS), MAX_BODY_BYTES: String(MAX_BODY_BYTES), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })
+  api = spawnApi({ ...store.env, REQUEST_BODY_TIMEOUT_MS: String(TIMEOUT_MS), MAX_BODY_BYTES: String(MAX_BODY_BYTES), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })
   port = (await api.listening()).port
 })
 afterAll(async () => {
   await api.stop()
   rx.stop()
-  rmSync(dir, { recursive: true, force: true })
+  await store.close()
 })
 
 /** A raw connection: what came back so far, when it closed (ms after it opened), and each answer parsed. */

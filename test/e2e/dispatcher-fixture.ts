@@ -1,11 +1,12 @@
 /**
  * What the dispatcher end-to-end tests share: an app with one webhook to a real receiver, and a
- * way to start the REAL dispatcher process on its database; everything a test starts is stopped
- * after it.
+ * way to start the REAL dispatcher process on its database (the SQLite file, or on the
+ * PostgreSQL pass the context's PostgreSQL database); everything a test starts is stopped after it.
  */
-import { sqliteOf } from '../dialect'
 import { afterEach, expect } from 'bun:test'
 import { createTestContext, TEAM, TOKENS, type TestContext } from '../helpers'
+import { processEnv } from '../process-db'
+import { rows } from '../rows'
 import { startReceiver, type Answer, type TestReceiver } from '../test-receiver'
 
 export const root = new URL('../..', import.meta.url).pathname
@@ -38,7 +39,7 @@ export function dispatcherFixture() {
     })
     expect(res.status).toBe(201)
     const env = {
-      PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', DATABASE_PATH: ctx.path, LOG_LEVEL: 'warn',
+      PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...processEnv(ctx), LOG_LEVEL: 'warn',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', DISPATCHER_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '300', DISPATCHER_LEASE_MS: '1000',
       SITE_CHANGE_QUIET_MS: '300', SITE_CHANGE_MAX_HOLD_MS: '60000', ...opts.env,
     }
@@ -53,7 +54,7 @@ export function dispatcherFixture() {
       const res = await ctx.call('POST', `/content/publish/${TEAM}`, { body: { ids: [id] } })
       expect(res.body[0].status).toBe(0)
     }
-    const attempts = () => sqliteOf(ctx.db).$client.query('SELECT attempt, status_code AS statusCode, error FROM delivery_attempts ORDER BY id').all()
+    const attempts = () => rows(ctx.db, 'SELECT attempt, status_code AS "statusCode", error FROM delivery_attempts ORDER BY id')
     return { ctx, rx, secret: res.body.secret as string, hookId: res.body.id as string, spawn, publish, attempts, env }
   }
   return { cleanup, setup }

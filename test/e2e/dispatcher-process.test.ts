@@ -1,9 +1,12 @@
 /**
- * End to end: the REAL dispatcher process (`bun dispatcher/main.ts`) on the temp-file database
- * of a `createApp` instance, delivering to real receivers on 127.0.0.1.
+ * End to end: the REAL dispatcher process (`bun dispatcher/main.ts`) on the database of a
+ * `createApp` instance (the SQLite file, or PostgreSQL on that pass), delivering to real
+ * receivers on 127.0.0.1.
  */
 import { sqliteOf } from '../dialect'
 import { expect, test } from 'bun:test'
+import { rows } from '../rows'
+import { pgDatabase } from '../pg/harness'
 import { collectOutput, makeTestDir, TEAM, TOKENS, waitFor } from '../helpers'
 import { startReceiver } from '../test-receiver'
 import { join } from 'node:path'
@@ -12,7 +15,7 @@ import { dispatcherFixture, root, kill } from './dispatcher-fixture'
 
 const { cleanup, setup } = dispatcherFixture()
 
-test('the compiled binary (package.json "build:dispatcher") delivers, reads no .env or bunfig.toml from its working directory, stops cleanly while it waits for the migration, and its worker checkpoints the WAL', async () => {
+test('the compiled binary (package.json "build:dispatcher") delivers, reads no .env or bunfig.toml from its working directory, stops cleanly while it waits for the migration, and (on SQLite) its worker checkpoints the WAL', async () => {
   const { ctx, rx, spawn, publish } = await setup()
   const dir = makeTestDir('content-binary-')
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }))
@@ -34,9 +37,11 @@ test('the compiled binary (package.json "build:dispatcher") delivers, reads no .
   expect({ exited: binary.exitCode, preloaded: existsSync(join(dir, 'preloaded')) }).toEqual({ exited: null, preloaded: false })
 
   // On a database the api has not migrated yet it waits; a stop then is prompt, logged and exit 0.
+  const fresh = ctx.db.engine === 'pg' ? await pgDatabase({ migrate: false }) : null
+  if (fresh) cleanup.push(() => fresh.drop())
   const waiting = Bun.spawn([outfile], {
-    cwd: work, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', DATABASE_PATH: join(dir, 'fresh.db'), LOG_LEVEL: 'info' },
-    stdout: 'pipe', stderr: 'inherit',
+    cwd: work, stdout: 'pipe', stderr: 'inherit',
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', DATABASE_PATH: join(dir, 'fresh.db'), ...(fresh ? { DATABASE_URL: fresh.url } : {}), LOG_LEVEL: 'info' },
   })
   cleanup.push(() => kill(waiting, 'SIGKILL'))
   const output = collectOutput(waiting.stdout)
@@ -45,6 +50,7 @@ test('the compiled binary (package.json "build:dispatcher") delivers, reads no .
   expect(await waiting.exited).toBe(0)
   await output.done
   expect(output.text).toContain('"msg":"dispatcher stopping"')
+  if (ctx.db.engine === 'pg') return // what follows is the SQLite file's: its mode and its WAL
   // The file it created for the api to migrate is its user's alone (test/e2e/file-modes.test.ts).
   expect((statSync(join(dir, 'fresh.db')).mode & 0o777).toString(8)).toBe('600')
 
@@ -70,13 +76,13 @@ test('three failed attempts in all (1-2 s, then 2-3 s apart), then failed for go
   expect(c! - b!).toBeGreaterThanOrEqual(2000)
   expect(c! - b!).toBeLessThan(3300)
   expect(new Set(rx.requests.map((r) => r.headers['x-service-delivery'])).size).toBe(1)
-  await waitFor(() => (attempts() as unknown[]).length === 3, 5000, 'the third attempt recorded')
+  await waitFor(async () => (await attempts()).length === 3, 5000, 'the third attempt recorded')
   await Bun.sleep(3500) // a fourth would come within 3 s
   expect(rx.requests).toHaveLength(3)
-  expect(attempts()).toEqual([
+  expect(await attempts()).toEqual([
     { attempt: 1, statusCode: 503, error: null }, { attempt: 2, statusCode: 502, error: null }, { attempt: 3, statusCode: 500, error: null },
   ])
-  expect(sqliteOf(ctx.db).$client.query('SELECT status, lease_token AS lease FROM outbox').all()).toEqual([{ status: 'failed', lease: null }])
+  expect(await rows(ctx.db, 'SELECT status, lease_token AS lease FROM outbox')).toEqual([{ status: 'failed', lease: null }])
 })
 
 test('redelivery through the api: the process sends the same bytes, delivery id and signature again, and logs it as a manual attempt', async () => {
@@ -130,14 +136,14 @@ test('SIGTERM hands back rows claimed ahead and not yet sent: no lease left to w
   await waitFor(() => rx.requests.length >= 2, 10_000, 'the second send')
   p.kill('SIGTERM')
   expect(await p.exited).toBe(0)
-  const rows = () => sqliteOf(ctx.db).$client.query('SELECT status, lease_token AS lease FROM outbox ORDER BY seq').all() as { status: string; lease: string | null }[]
-  expect(rows().filter((r) => r.lease !== null)).toEqual([]) // the one in flight recorded, the rest handed back
-  const delivered = rows().filter((r) => r.status === 'delivered').length
+  const outbox = () => rows<{ status: string; lease: string | null }>(ctx.db, 'SELECT status, lease_token AS lease FROM outbox ORDER BY seq')
+  expect((await outbox()).filter((r) => r.lease !== null)).toEqual([]) // the one in flight recorded, the rest handed back
+  const delivered = (await outbox()).filter((r) => r.status === 'delivered').length
   expect(delivered).toBe(rx.requests.length)
   expect(delivered).toBeLessThan(ids.length)
   const t0 = Date.now()
   spawn()
-  await waitFor(() => rows().every((r) => r.status === 'delivered'), 15_000, 'the rest after the restart')
+  await waitFor(async () => (await outbox()).every((r) => r.status === 'delivered'), 15_000, 'the rest after the restart')
   expect(Date.now() - t0).toBeLessThan(10_000) // not after the 60 s lease
   expect(rx.requests.map((r) => JSON.parse(r.body).documentId).sort()).toEqual([...ids].sort())
 })

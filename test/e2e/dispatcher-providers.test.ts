@@ -1,9 +1,10 @@
 /**
- * End to end: the REAL dispatcher process (`bun dispatcher/main.ts`) on the temp-file database
- * of a `createApp` instance, delivering to real receivers on 127.0.0.1.
+ * End to end: the REAL dispatcher process (`bun dispatcher/main.ts`) on the database of a
+ * `createApp` instance (the SQLite file, or PostgreSQL on that pass), delivering to real
+ * receivers on 127.0.0.1.
  */
-import { sqliteOf } from '../dialect'
 import { expect, test } from 'bun:test'
+import { row, run } from '../rows'
 import { TEAM, TOKENS, waitFor } from '../helpers'
 import { startReceiver, type Answer } from '../test-receiver'
 import { verifySignature } from '../../receiver'
@@ -26,11 +27,11 @@ test('providers through the process: netlify and vercel build hooks get an empty
   // A github webhook must target api.github.com; pointed at the local receiver afterwards, as the
   // SSRF tests do, so the request the process builds and sends can be read.
   const github = await make('github', { target: 'https://api.github.com/repos/acme/site/dispatches', options: { token: 'ghp_e2eToken123', eventType: 'cms-publish' } })
-  sqliteOf(ctx.db).$client.query('UPDATE webhooks SET target = ? WHERE id = ?').run(github.rx.url, github.id)
+  await run(ctx.db, 'UPDATE webhooks SET target = ? WHERE id = ?', github.rx.url, github.id)
   spawn()
   await publish('pages/providers', 'providers')
   await waitFor(() => [netlify, vercel, github].every((h) => h.rx.requests.length > 0), 10_000, 'a request at each provider')
-  const eventId = (sqliteOf(ctx.db).$client.query("SELECT event_id AS id FROM outbox o JOIN webhooks w ON w.id = o.webhook_id WHERE w.provider = 'netlify'").get() as { id: string }).id
+  const eventId = (await row<{ id: string }>(ctx.db, "SELECT event_id AS id FROM outbox o JOIN webhooks w ON w.id = o.webhook_id WHERE w.provider = 'netlify'"))!.id
   for (const h of [netlify, vercel, github]) {
     const [req] = h.rx.requests
     expect(h.rx.requests).toHaveLength(1)

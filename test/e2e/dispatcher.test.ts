@@ -1,9 +1,10 @@
 /**
- * End to end: the REAL dispatcher process (`bun dispatcher/main.ts`) on the temp-file database
- * of a `createApp` instance, delivering to real receivers on 127.0.0.1.
+ * End to end: the REAL dispatcher process (`bun dispatcher/main.ts`) on the database of a
+ * `createApp` instance (the SQLite file, or PostgreSQL on that pass), delivering to real
+ * receivers on 127.0.0.1.
  */
-import { sqliteOf } from '../dialect'
 import { expect, test } from 'bun:test'
+import { count, rows } from '../rows'
 import { verify } from '@octokit/webhooks-methods'
 import { collectOutput, TEAM, waitFor } from '../helpers'
 import { verifySignature } from '../../receiver'
@@ -47,7 +48,7 @@ test('500 then 200: delivered on attempt 2 with the same eventId; 404 is final a
   await waitFor(() => rx.requests.length >= 3, 10_000, '404 attempt')
   await Bun.sleep(2500) // a retry would come within 1-2 s
   expect(rx.requests).toHaveLength(3)
-  expect(attempts()).toEqual([
+  expect(await attempts()).toEqual([
     { attempt: 1, statusCode: 500, error: null }, { attempt: 2, statusCode: 200, error: null }, { attempt: 1, statusCode: 404, error: null },
   ])
 })
@@ -74,8 +75,8 @@ test('a receiver slower than WEBHOOK_TIMEOUT_MS is retried', async () => {
   const { rx, spawn, publish, attempts } = await setup({ answers: [{ status: 200, delayMs: 1000 }, { status: 200 }] })
   spawn()
   await publish('pages/slow')
-  await waitFor(() => rx.requests.length >= 2 && (attempts() as unknown[]).length >= 2, 10_000, 'retry after timeout')
-  expect(attempts()).toEqual([{ attempt: 1, statusCode: null, error: 'timeout after 300 ms' }, { attempt: 2, statusCode: 200, error: null }])
+  await waitFor(async () => rx.requests.length >= 2 && (await attempts()).length >= 2, 10_000, 'retry after timeout')
+  expect(await attempts()).toEqual([{ attempt: 1, statusCode: null, error: 'timeout after 300 ms' }, { attempt: 2, statusCode: 200, error: null }])
 })
 
 test('kill -9 mid-burst, restart: every event arrives', async () => {
@@ -86,11 +87,10 @@ test('kill -9 mid-burst, restart: every event arrives', async () => {
   await waitFor(() => rx.requests.length > 0, 10_000, 'first delivery')
   first.kill('SIGKILL')
   await first.exited
-  const delivered = sqliteOf(ctx.db).$client.query("SELECT COUNT(*) AS n FROM outbox WHERE status = 'delivered'").get() as { n: number }
-  expect(delivered.n).toBeLessThan(ids.length) // it really died mid-burst
+  expect(await count(ctx.db, 'outbox', "status = 'delivered'")).toBeLessThan(ids.length) // it really died mid-burst
   // The attempts in flight at the kill: they reached the receiver (which answers after 150 ms) but
   // their rows are not delivered. Each must be sent again after the restart, same delivery id.
-  const recorded = new Set((sqliteOf(ctx.db).$client.query("SELECT event_id AS eventId FROM outbox WHERE status = 'delivered'").all() as { eventId: string }[]).map((r) => r.eventId))
+  const recorded = new Set((await rows<{ eventId: string }>(ctx.db, `SELECT event_id AS "eventId" FROM outbox WHERE status = 'delivered'`)).map((r) => r.eventId))
   const inFlight = [...new Set(rx.requests.map((r) => r.headers['x-service-delivery']!))].filter((id) => !recorded.has(id))
   expect(inFlight.length).toBeGreaterThan(0)
   const seen = rx.requests.length

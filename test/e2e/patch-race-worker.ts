@@ -1,17 +1,18 @@
 /**
  * One process of the cross-process PATCH race (patch-race.test.ts): its own app over the shared
- * database file, adding field `w<worker>` to the (absent) draft of each document in turn.
- * Prints one `RESULT <json>` line per request.
+ * database (the SQLite file, or PostgreSQL when DATABASE_URL is set), adding field `w<worker>`
+ * to the (absent) draft of each document in turn. Prints one `RESULT <json>` line per request.
  */
 import { createApp } from '../../api/app'
 import { loadConfig } from '../../core/config'
 import { createLogger } from '../../core/log'
 import { createMetrics } from '../../core/metrics'
-import { openDb } from '../../db/client'
+import { closeDb } from '../../db/client'
+import { openWorkerDb } from '../process-db'
 
 const [path, countText, worker, startAt] = process.argv.slice(2) as [string, string, string, string]
-const db = openDb(path)
-const app = createApp({ db, config: loadConfig({ DATABASE_PATH: path, LOG_LEVEL: 'silent' }), log: createLogger('silent', 'race'), metrics: createMetrics() })
+const db = openWorkerDb(path)
+const app = createApp({ db, config: loadConfig({ DATABASE_PATH: path, DATABASE_URL: process.env.DATABASE_URL ?? '', LOG_LEVEL: 'silent' }), log: createLogger('silent', 'race'), metrics: createMetrics() })
 await app.modules
 // Every worker starts at the same moment, so their PATCHes of one draft overlap.
 await Bun.sleep(Math.max(0, Number(startAt) - Date.now()))
@@ -23,4 +24,4 @@ for (let i = 0; i < Number(countText); i++) {
   }))
   console.log('RESULT ' + JSON.stringify({ id, field: `w${worker}`, status: res.status }))
 }
-db.$client.close()
+await closeDb(db)

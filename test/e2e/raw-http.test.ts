@@ -8,29 +8,23 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { connect } from 'node:net'
-import { join } from 'node:path'
-import { rmSync } from 'node:fs'
-import { openDb } from '../../db/client'
-import { seed } from '../../cli/seed'
-import { makeTestDir, spawnApi, testSeed, TEAM, TOKENS } from '../helpers'
+import { spawnApi, TEAM, TOKENS } from '../helpers'
+import { processDatabase, type ProcessDatabase } from '../process-db'
 
-const dir = makeTestDir('raw-http-')
+let store: ProcessDatabase
 let port = 0
 let api: ReturnType<typeof spawnApi>
 
 beforeAll(async () => {
-  const path = join(dir, 'content.db')
-  const db = openDb(path)
-  await seed(db, null, testSeed())
-  db.$client.close()
+  store = await processDatabase({ prefix: 'raw-http-' })
   // Not NODE_ENV=production: Bun's development error page is what leaked the stack trace.
   const { NODE_ENV: _, ...env } = process.env
-  api = spawnApi({ DATABASE_PATH: path }, { baseEnv: env })
+  api = spawnApi(store.env, { baseEnv: env })
   port = (await api.listening()).port
 })
 afterAll(async () => {
   await api.stop()
-  rmSync(dir, { recursive: true, force: true })
+  await store.close()
 })
 
 /** Sends `head` as written (no client fixes it up) and answers the status line, the content type and the body. */

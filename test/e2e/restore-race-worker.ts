@@ -1,18 +1,20 @@
 /**
  * One process of the cross-process restore race (restore-race.test.ts): its own app over the
- * shared database file, firing restores and draft edits at one document. Prints one
- * `RESULT <json>` line per request: what it sent and what it got.
+ * shared database (the SQLite file, or PostgreSQL when DATABASE_URL is set), firing restores and
+ * draft edits at one document. Prints one `RESULT <json>` line per request: what it sent and
+ * what it got.
  */
 import { createApp } from '../../api/app'
 import { loadConfig } from '../../core/config'
 import { createLogger } from '../../core/log'
 import { createMetrics } from '../../core/metrics'
-import { openDb } from '../../db/client'
+import { closeDb } from '../../db/client'
+import { openWorkerDb } from '../process-db'
 
 const [path, id, refs, count, seed] = process.argv.slice(2) as [string, string, string, string, string]
 const versions = refs.split(',')
-const db = openDb(path)
-const app = createApp({ db, config: loadConfig({ DATABASE_PATH: path, LOG_LEVEL: 'silent' }), log: createLogger('silent', 'race'), metrics: createMetrics() })
+const db = openWorkerDb(path)
+const app = createApp({ db, config: loadConfig({ DATABASE_PATH: path, DATABASE_URL: process.env.DATABASE_URL ?? '', LOG_LEVEL: 'silent' }), log: createLogger('silent', 'race'), metrics: createMetrics() })
 await app.modules
 const call = async (path: string, body: unknown) => {
   const res = await app.handle(new Request(`http://localhost${path}`, {
@@ -35,4 +37,4 @@ for (let i = 0; i < Number(count); i++) {
     console.log('RESULT ' + JSON.stringify({ kind: 'restore', status: r.status, doc: r.body[0]?.document, reason: r.body[0]?.reason, refusal: r.status === 200 ? null : r.body, source: version, locales }))
   }
 }
-db.$client.close()
+await closeDb(db)

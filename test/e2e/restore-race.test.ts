@@ -1,6 +1,6 @@
 /**
- * spec.md rule 5 across processes: several processes, each its own app on the one SQLite
- * file, restore and edit one draft at full speed. Only here can another writer commit between
+ * spec.md rule 5 across processes: several processes, each its own app on the one database (the
+ * SQLite file, or on the PostgreSQL pass one PostgreSQL database), restore and edit one draft at full speed. Only here can another writer commit between
  * a restore's read and its write (a single process runs that stretch synchronously), so this
  * is where the change-vector check of the write itself is exercised. Every request lands
  * whole or gets 409; the stored draft is exactly the last landed write; the activity log has
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { CONCURRENT_CHANGE } from '../../core/restore/service'
 import { createTestContext, runWorkers, type TestContext } from '../helpers'
+import { processEnv } from '../process-db'
 import { activity, cv, DRAFT, ID, publishedTwice, put, read } from '../core/restore/fixtures'
 
 let ctx: TestContext
@@ -23,7 +24,7 @@ test('cross-process restores and edits on one draft never leave a mix', async ()
   const { v1, v2 } = await publishedTwice(ctx)
   await put(ctx, DRAFT)
   const canonicalBefore = (await read(ctx, ID)).body
-  const { exitCodes, results: outcomes } = await runWorkers(join(import.meta.dir, 'restore-race-worker.ts'), WORKERS, (w) => [ctx.path, ID, `${v1},${v2}`, String(PER_WORKER), String(w)])
+  const { exitCodes, results: outcomes } = await runWorkers(join(import.meta.dir, 'restore-race-worker.ts'), WORKERS, (w) => [ctx.path, ID, `${v1},${v2}`, String(PER_WORKER), String(w)], processEnv(ctx))
   expect(exitCodes).toEqual(Array(WORKERS).fill(0))
   expect(outcomes).toHaveLength(WORKERS * PER_WORKER)
 

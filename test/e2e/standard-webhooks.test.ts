@@ -1,13 +1,15 @@
 /**
- * End to end, the REAL dispatcher process (`bun dispatcher/main.ts`) delivering to real receivers
- * on 127.0.0.1: a `standard-webhooks` webhook's deliveries (first attempts and retries) are
- * verified by the `standardwebhooks` package's `Webhook.verify` and by our receiver helper, and
- * a `service` webhook's requests carry exactly the headers they carried before the setting.
+ * End to end, the REAL dispatcher process (`bun dispatcher/main.ts`, on the SQLite file or on the
+ * PostgreSQL pass the context's database) delivering to real receivers on 127.0.0.1: a
+ * `standard-webhooks` webhook's deliveries (first attempts and retries) are verified by the
+ * `standardwebhooks` package's `Webhook.verify` and by our receiver helper, and a `service`
+ * webhook's requests carry exactly the headers they carried before the setting.
  */
-import { sqliteOf } from '../dialect'
 import { afterEach, expect, test } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
 import { createTestContext, TEAM, TOKENS, waitFor } from '../helpers'
+import { processEnv } from '../process-db'
+import { payloadText } from '../rows'
 import { startReceiver } from '../test-receiver'
 import { verifySignature, verifyStandardWebhook } from '../../receiver'
 
@@ -31,7 +33,7 @@ async function setup(hooks: Record<string, unknown>[], answers = [{ status: 200 
   const proc = Bun.spawn(['bun', 'dispatcher/main.ts'], {
     cwd: root, stdout: 'ignore', stderr: 'inherit',
     env: {
-      PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', DATABASE_PATH: ctx.path, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...processEnv(ctx), LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       DISPATCHER_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '2000', DISPATCHER_LEASE_MS: '5000',
     },
   })
@@ -78,7 +80,7 @@ test('a service webhook beside it gets exactly the headers recorded before the s
   await publish('pages/both')
   await waitFor(() => service!.rx.requests.length >= 1 && standard!.rx.requests.length >= 1, 15_000, 'both deliveries')
   const req = service!.rx.requests[0]!
-  const stored = (sqliteOf(ctx.db).$client.query('SELECT payload FROM outbox_events WHERE event_id = ?').get(req.headers['x-service-delivery']!) as { payload: string }).payload
+  const stored = await payloadText(ctx.db, req.headers['x-service-delivery']!)
   expect(req.body).toBe(stored)
   // Recorded from the code before `signatureScheme` existed (header names as received, in order).
   expect(Object.keys(req.headers)).toEqual([

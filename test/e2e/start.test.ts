@@ -3,13 +3,30 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { collectOutput, createTestContext, logLine, makeTestDir, spawnApi, TEAM, TOKENS, waitFor } from '../helpers'
 import { SECOND_SIGNAL_AFTER_MS } from '../../core/signals'
+import { onPg, sqliteOnly } from '../dialect'
+import { processDatabase, processEnv, type ProcessDatabase } from '../process-db'
 
 const dir = makeTestDir('start-test-')
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const stores: ProcessDatabase[] = []
+afterAll(async () => {
+  for (const store of stores) await store.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/**
+ * Where `bun start` finds a new database: a SQLite file not made yet at `path`, or on the
+ * PostgreSQL pass an empty (migrated) database, with `path` where no file may appear.
+ */
+async function newDatabase(path: string): Promise<Record<string, string>> {
+  if (!onPg) return { DATABASE_PATH: path }
+  const store = await processDatabase({ seed: null, prefix: 'start-test-' })
+  stores.push(store)
+  return { ...store.env, DATABASE_PATH: path }
+}
 
 test('bun start creates and seeds the database, serves the api, runs the dispatcher, refuses a busy port, and stops both on SIGTERM', async () => {
   const databasePath = join(dir, 'data', 'content.db')
-  const service = spawnApi({ DATABASE_PATH: databasePath }, { argv: ['bun', 'start'] })
+  const service = spawnApi(await newDatabase(databasePath), { argv: ['bun', 'start'] })
   const output = service.stdout
   try {
     // PORT=0: the port the api got is in its `api listening` line (no collision with a busy port).
@@ -23,12 +40,12 @@ test('bun start creates and seeds the database, serves the api, runs the dispatc
       }
     }, 20_000, 'api health')
     expect(health).toEqual({ status: 'ok' })
-    expect(existsSync(databasePath)).toBe(true)
+    expect(existsSync(databasePath)).toBe(!onPg) // on PostgreSQL no SQLite file is made
     // A second service on the same port fails loudly instead of sharing the port (SO_REUSEPORT)
     // and taking half the requests to another database; the first one keeps serving.
     const second = Bun.spawn(['bun', 'start'], {
       cwd: join(import.meta.dir, '../..'),
-      env: { ...process.env, PORT: String(port), DATABASE_PATH: join(dir, 'second', 'content.db'), LOG_LEVEL: 'warn' },
+      env: { ...process.env, PORT: String(port), ...(await newDatabase(join(dir, 'second', 'content.db'))), LOG_LEVEL: 'warn' },
       stdout: 'ignore', stderr: 'pipe',
     })
     expect(await second.exited).not.toBe(0)
@@ -48,7 +65,7 @@ test('bun start creates and seeds the database, serves the api, runs the dispatc
   expect(output.text).not.toContain('tok-') // no token in a log line, not even the demo team's public ones
 }, 40_000)
 
-test('started from another directory, the script seeds and serves one database: a relative DATABASE_PATH is read from where it was started', async () => {
+sqliteOnly('a relative DATABASE_PATH names the SQLite file').test('started from another directory, the script seeds and serves one database: a relative DATABASE_PATH is read from where it was started', async () => {
   const here = join(dir, 'elsewhere')
   mkdirSync(here, { recursive: true })
   const script = join(import.meta.dir, '../../scripts/start.ts')
@@ -80,7 +97,7 @@ test('Ctrl-C (SIGINT to the whole process group, as a terminal sends it) stops b
   // The dispatcher's send stays in flight until WEBHOOK_TIMEOUT_MS.
   const { requests, receiver } = silentReceiver()
   const env = {
-    ...process.env, PORT: '0', LOG_LEVEL: 'info', DATABASE_PATH: join(dir, 'ctrl-c', 'content.db'),
+    ...process.env, PORT: '0', LOG_LEVEL: 'info', ...(await newDatabase(join(dir, 'ctrl-c', 'content.db'))),
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '60000',
   }
   // Its own process group, the one a terminal would signal on Ctrl-C.
@@ -141,7 +158,7 @@ test('the api on its own: SIGTERM (even sent again at once) waits for a request 
   const ctx = await createTestContext()
   const hook = await ctx.call('POST', `/teams/${TEAM}/webhooks`, { token: TOKENS.webhooks, body: { label: 'silent', provider: 'custom', target: `http://127.0.0.1:${receiver.port}/hook` } })
   expect(hook.status).toBe(201)
-  const api = spawnApi({ DATABASE_PATH: ctx.path, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '60000' })
+  const api = spawnApi({ ...processEnv(ctx), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '60000' })
   try {
     const { port } = await api.listening()
     const send = fetch(`http://127.0.0.1:${port}/teams/${TEAM}/webhooks/${hook.body.id}/test`, {

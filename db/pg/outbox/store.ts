@@ -62,9 +62,10 @@ export class PgOutboxStore implements OutboxStore {
   }
 
   /**
-   * The wakes received so far. Every commit that writes outbox rows wakes (insert-event.ts);
-   * other commits (a webhook edited) do not, so a row claimed ahead may go out with its webhook
-   * as it was read at its claim (every claim reads the webhooks again).
+   * The wakes received so far. Every commit that writes outbox rows wakes (insert-event.ts), and
+   * so does a webhook's PATCH or DELETE (db/pg/queries/webhooks.ts), so the webhook cache reads
+   * it again; other commits do not. A wake arrives a moment after its commit: a send started in
+   * that moment still goes out with the webhook as it was.
    */
   commitVersion(): number {
     return this.wakes

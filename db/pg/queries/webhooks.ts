@@ -14,6 +14,7 @@ import { insertTestDelivery } from '../outbox/insert-test-delivery'
 import { listDeliveries } from '../outbox/list-deliveries'
 import { requeueManual } from '../outbox/requeue-manual'
 import { failedInWindow, requeueFailed } from '../outbox/requeue-failed'
+import { notifyDispatchers } from '../outbox/wake'
 
 const COLUMNS = `id, team_id AS "teamId", label, provider, target, events::text AS events, secret, options::text AS options,
   created_at AS "createdAt", updated_at AS "updatedAt"`
@@ -41,12 +42,17 @@ export async function webhooksOfTeam(sql: SQL, teamId: string): Promise<WebhookR
   return [...(await sql.unsafe(`SELECT ${COLUMNS} FROM webhooks WHERE team_id = $1 ORDER BY created_at, id`, [teamId]))].map(toRow)
 }
 
-/** Writes a webhook's new values (every column of `next`). */
+/**
+ * Writes a webhook's new values (every column of `next`), and wakes the dispatchers: a row they
+ * claimed ahead must go out to the new target with the new secret, not as their cache read the
+ * webhook (dispatcher/webhook-cache.ts; on SQLite `PRAGMA data_version` tells them).
+ */
 export async function updateWebhookRow(sql: SQL, id: string, next: WebhookRow): Promise<void> {
   await sql`UPDATE webhooks SET id = ${next.id}, team_id = ${next.teamId}, label = ${next.label}, provider = ${next.provider}, target = ${next.target},
       events = ${JSON.stringify(next.events)}::text::json, secret = ${next.secret}, options = ${JSON.stringify(next.options ?? {})}::text::json,
       created_at = ${next.createdAt}, updated_at = ${next.updatedAt}
     WHERE id = ${id}`
+  await notifyDispatchers(sql)
 }
 
 /**
@@ -69,10 +75,15 @@ export async function deleteFinishedDeliveries(sql: SQL, webhookId: string, max:
   return r.n as number
 }
 
-/** Deletes a webhook with whatever is left of its deliveries (the outbox's cascade) and their leftovers, in the caller's transaction `tx`. */
+/**
+ * Deletes a webhook with whatever is left of its deliveries (the outbox's cascade) and their
+ * leftovers, in the caller's transaction `tx`, and wakes the dispatchers when it commits: a row
+ * they claimed ahead is then not sent (updateWebhookRow says why).
+ */
 export async function deleteWebhookRow(tx: SQL, id: string): Promise<void> {
   await webhookLeftovers(tx, id)
   await tx`DELETE FROM webhooks WHERE id = ${id}`
+  await notifyDispatchers(tx)
 }
 
 /** Stores a test send as a delivery with its one attempt (db/pg/outbox/insert-test-delivery.ts). */

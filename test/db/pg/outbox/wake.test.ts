@@ -1,8 +1,8 @@
 /**
  * Wake on commit on PostgreSQL (db/pg/outbox/wake.ts): an event inserted in a committed
  * transaction wakes a LISTENing connection (the latency is printed); a rolled-back one does
- * not; a listener whose connection was cut is woken once it is back. And proof of life lost
- * with its session (db/pg/outbox/liveness.ts).
+ * not; a webhook's PATCH or DELETE wakes it too; a listener whose connection was cut is woken
+ * once it is back. And proof of life lost with its session (db/pg/outbox/liveness.ts).
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { SQL } from 'bun'
@@ -12,6 +12,7 @@ import { outboxTestDb, seedWebhooks, type OutboxTestDb } from './fixtures'
 import { insertEvent } from '../../../../db/pg/outbox/insert-event'
 import { listenForWakes } from '../../../../db/pg/outbox/wake'
 import { requeueManual } from '../../../../db/pg/outbox/requeue-manual'
+import { deleteWebhookRow, updateWebhookRow, webhookOf } from '../../../../db/pg/queries/webhooks'
 import { ownerIsAlive, PgLiveness } from '../../../../db/pg/outbox/liveness'
 
 const event = (eventId: string) => ({ eventId, teamId: 'acme', eventType: 'content.published', bytes: '{}', webhookIds: ['w0', 'w1'], at: 0 })
@@ -84,6 +85,32 @@ describePg('wake on commit and proof of life on PostgreSQL', () => {
       await requeueManual(db.sql, seq, Date.now())
       await until(() => wakes.length === 1, 2000, 'the wake of a redeliver')
       expect(await db.sql`SELECT status FROM outbox WHERE seq = ${seq}`).toEqual([{ status: 'pending' }])
+    } finally {
+      await listener.close()
+    }
+  })
+
+  test("a webhook's PATCH or DELETE wakes a listener, on commit (a dispatcher's webhook cache reads it again)", async () => {
+    const wakes: number[] = []
+    const listener = await listenForWakes(listening, () => wakes.push(performance.now()))
+    try {
+      // A webhook of this test's own (the events of the others name w0 and w1).
+      await db.sql`INSERT INTO webhooks (id, team_id, label, provider, target, events, secret, created_at, updated_at)
+        VALUES ('w9', 'acme', 'w9', 'custom', 'http://127.0.0.1:9/x', '["content.published"]'::json, 's', 'now', 'now')`
+      await Bun.sleep(100)
+      expect(wakes.length).toBe(0) // a new webhook has no row claimed ahead: no wake
+      const w9 = (await webhookOf(db.sql, 'acme', 'w9'))!
+      await updateWebhookRow(db.sql, 'w9', { ...w9, target: 'http://127.0.0.1:9/moved' })
+      await until(() => wakes.length === 1, 2000, 'the wake of a PATCH')
+      const rolledBack = db.sql.begin(async (tx) => {
+        await deleteWebhookRow(tx, 'w9')
+        throw new Error('roll back')
+      })
+      await expect(rolledBack).rejects.toThrow('roll back')
+      await db.sql.begin((tx) => deleteWebhookRow(tx, 'w9'))
+      await until(() => wakes.length === 2, 2000, 'the wake of a DELETE')
+      await Bun.sleep(100)
+      expect(wakes.length).toBe(2) // none for the DELETE rolled back
     } finally {
       await listener.close()
     }
