@@ -2,7 +2,7 @@
  * PostgreSQL for the benches that print a PostgreSQL figure beside the SQLite one when
  * DATABASE_URL is set (bench/publish.ts, bench/versions.ts, bench/dispatch.ts): a fresh database
  * `bench_<what>_<random>` on DATABASE_URL's server, migrated and filled by copying a SQLite file
- * over with `cli copy-to-postgres` (db/copy: the CLI's seed writes SQLite only), then dropped.
+ * over with `cli copy-to-postgres` (db/copy; the same database seeds every bench the same way), then dropped.
  */
 import { SQL } from 'bun'
 import { pgClientOptions } from '../db/pg/client'

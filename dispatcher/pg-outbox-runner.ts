@@ -1,7 +1,7 @@
 /**
- * The outbox half of the dispatcher on PostgreSQL, for tests and benches (written before
- * dispatcher/main.ts ran on PostgreSQL, which it now does with DATABASE_URL set; docs/postgresql.md
- * "The outbox on PostgreSQL"). It is not a way to run the service: it sends what the outbox at
+ * The outbox half of the dispatcher on PostgreSQL, for test/e2e/pg-dispatchers.test.ts: a process
+ * that runs only the outbox, so a test can kill it mid-burst with nothing else in flight (the
+ * service runs dispatcher/main.ts with DATABASE_URL set). It is not a way to run the service: it sends what the outbox at
  * DATABASE_URL holds and nothing else. Schedules, site changes and the other core work of a full
  * pass run on an empty SQLite file of its own, where they find nothing to do, as
  * test/dispatcher/loop-postgres.test.ts does.

@@ -25,7 +25,7 @@ export interface PgOptions {
   connectTimeoutS?: number
 }
 
-/** The settings a process gets unless it names others (docs/postgresql.md "Status and setup"). */
+/** The settings a process gets unless it names others (docs/postgresql.md "The connection pool and its timeouts"). */
 export const PG_DEFAULTS = {
   poolSize: 10,
   statementTimeoutMs: 30_000,

@@ -3,8 +3,7 @@
  * behind the interface the dispatcher uses. What PostgreSQL does itself is no method's work
  * here: no write lock to wait for (`writeLockFree` is always true, claims ignore `mayWrite`),
  * no WAL to copy back, and a dead owner is proved inside the claim (claim.ts, liveness.ts).
- * docs/postgresql.md "The outbox on PostgreSQL" says why the dispatcher cannot run here end to
- * end yet: core's work in its full pass still runs on SQLite only.
+ * dispatcher/main.ts uses it when DATABASE_URL is set (docs/postgresql.md "The outbox on PostgreSQL").
  */
 import type { SQL } from 'bun'
 import type { OutboxRow } from '../../schema'
