@@ -1,9 +1,9 @@
 /**
  * Issue 33's multi-process run on PostgreSQL, every process real: 2 api processes (api/main.ts)
- * and 3 dispatchers (dispatcher/main.ts) on one fresh database, four webhooks to a real receiver
- * on 127.0.0.1. 1,250 publishes over HTTP, split across both apis, make 1,250 events and, with
- * four webhooks subscribed, 5,000 outbox rows and deliveries. One dispatcher is killed with kill -9 mid-burst and another stopped with
- * SIGTERM mid-burst. Every delivery arrives; every outbox row ends delivered; the deliveries
+ * and 3 dispatchers (dispatcher/main.ts) on one fresh database, a webhook to a real receiver on
+ * 127.0.0.1. 5,000 publishes over HTTP (50 batch requests of 100 documents), split across both
+ * apis, make 5,000 events, each one outbox row and one delivery. One dispatcher is killed with
+ * kill -9 mid-burst and another stopped with SIGTERM mid-burst. Every delivery arrives; every outbox row ends delivered; the deliveries
  * that arrive twice are exactly the killed one's rows that had reached the receiver (its lease
  * tokens carry the owner id it logged); the SIGTERM'd one exits 0 holding nothing.
  */
@@ -15,15 +15,15 @@ import { describePg, type PgTestDatabase } from '../pg/harness'
 import { startReceiver, type TestReceiver } from '../test-receiver'
 import { call, errorLines, killAll, liveOwners, seededPg, startApis, startDispatchers, type Dispatcher } from './pg-multi-fixture'
 
-const DOCS = 50
+const DOCS = 100
 /** Each round publishes every document once, in one batch request. */
-const ROUNDS = 25
+const ROUNDS = 50
 /** Subscribed webhooks: each event is one outbox row, one delivery, per webhook. */
-const HOOKS = 4
+const HOOKS = 1
 const EVENTS = DOCS * ROUNDS
 const DELIVERIES = EVENTS * HOOKS
 /** The receiver's think time: each dispatcher holds its rows that long, so all three hold some while the burst lasts. */
-const RECEIVER_MS = 200
+const RECEIVER_MS = 50
 /** Batch publishes in flight at once, half on each api. */
 const PUBLISHERS = 4
 
