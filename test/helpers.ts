@@ -7,15 +7,14 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Database } from 'bun:sqlite'
-import { openDb, pgHandle, type Db } from '../db/client'
-import { openPg } from '../db/pg/client'
+import type { Db } from '../db/client'
 import { createApp } from '../api/app'
 import { loadConfig, type Config } from '../core/config'
 import { createLogger } from '../core/log'
 import { createMetrics } from '../core/metrics'
 import { seed } from '../cli/seed'
 import { onPg } from './dialect'
-import { contextDatabase } from './pg/context-db'
+import { contextDatabase, openContextDb } from './pg/context-db'
 
 export const TEAM = 'acme'
 export const TOKENS = {
@@ -88,13 +87,12 @@ export async function createTestContext(opts: { env?: Record<string, string>; se
   const path = join(dir, 'content.db')
   const pg = onPg ? await contextDatabase() : undefined
   const config = loadConfig({ DATABASE_PATH: path, ...(pg ? { DATABASE_URL: pg.url } : {}), LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...opts.env })
-  const db: Db = pg ? pgHandle(openPg(pg.url, { processName: 'test', poolSize: config.databasePoolSize }).$client) : openDb(path)
+  const { db, close } = openContextDb(path, pg, config.databasePoolSize)
   const metrics = createMetrics()
   await seed(db, metrics, opts.seed ?? testSeed())
   const log = opts.logTo ? createLogger('info', 'test', { write: (line: string) => void opts.logTo!(line) }) : createLogger('silent', 'test')
   const app = createApp({ db, config, log, metrics })
   await app.modules
-  let closed = false
   return {
     db, app, config, dir, path, metrics,
     async call(method, url, { token = TOKENS.editor, body, headers = {} } = {}) {
@@ -116,13 +114,8 @@ export async function createTestContext(opts: { env?: Record<string, string>; se
       return { status: res.status, body: parsed as any, headers: res.headers, text }
     },
     async close() {
-      if (closed) return
-      closed = true
       try {
-        if (db.engine === 'pg') {
-          await db.sql.close()
-          await pg!.drop()
-        } else db.$client.close()
+        await close()
       } finally {
         rmSync(dir, { recursive: true, force: true })
       }

@@ -12,7 +12,7 @@ import { openDb, pgHandle, type Db } from '../db/client'
 import { openPg } from '../db/pg/client'
 import { seed } from '../cli/seed'
 import { onPg } from './dialect'
-import { contextDatabase } from './pg/context-db'
+import { contextDatabase, openContextDb } from './pg/context-db'
 import { makeTestDir, testSeed, type TestContext } from './helpers'
 
 /** What a spawned process needs to open the database of `ctx` (a test context). */
@@ -43,20 +43,14 @@ export async function processDatabase(opts: { seed?: unknown; prefix?: string } 
   const dir = makeTestDir(opts.prefix ?? 'process-db-')
   const path = join(dir, 'content.db')
   const pg = onPg ? await contextDatabase() : undefined
-  const db: Db = pg ? pgHandle(openPg(pg.url, { processName: 'test', poolSize: 2 }).$client) : openDb(path)
+  const { db, close } = openContextDb(path, pg, 2)
   if (opts.seed !== null) await seed(db, null, opts.seed ?? testSeed())
-  let closed = false
   return {
     dir, path, db, url: pg?.url ?? null,
     env: { DATABASE_PATH: path, ...(pg ? { DATABASE_URL: pg.url } : {}) },
     async close() {
-      if (closed) return
-      closed = true
       try {
-        if (db.engine === 'pg') {
-          await db.sql.close()
-          await pg!.drop()
-        } else db.$client.close()
+        await close()
       } finally {
         rmSync(dir, { recursive: true, force: true })
       }

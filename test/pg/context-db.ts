@@ -11,7 +11,8 @@ import { SQL } from 'bun'
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { pgClientOptions } from '../../db/pg/client'
+import { openDb, pgHandle, type Db } from '../../db/client'
+import { openPg, pgClientOptions } from '../../db/pg/client'
 import { migratePg, pgMigrationsFolder } from '../../db/pg/migrate'
 import { TEST_DATABASE_URL, withDatabase } from './harness'
 
@@ -99,4 +100,24 @@ export async function dropRunDatabases(run: string): Promise<number> {
   const rows = await admin(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`t\\_${run}\\_%`])
   for (const { datname } of rows) await admin(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`)
   return rows.length
+}
+
+/**
+ * The handle a test opens on its database: the PostgreSQL one (`pg`, a pool of `poolSize`) on the
+ * PostgreSQL pass, else the SQLite file at `path`. `close()` closes it, and on PostgreSQL drops the
+ * database too; a second call does nothing.
+ */
+export function openContextDb(path: string, pg: ContextDatabase | undefined, poolSize?: number): { db: Db; close: () => Promise<void> } {
+  const db: Db = pg ? pgHandle(openPg(pg.url, { processName: 'test', poolSize }).$client) : openDb(path)
+  let closed = false
+  return {
+    db,
+    async close() {
+      if (closed) return
+      closed = true
+      if (db.engine === 'sqlite') return db.$client.close()
+      await db.sql.close()
+      await pg!.drop()
+    },
+  }
 }
