@@ -58,3 +58,22 @@ export function loopFixture() {
   })
   return fx
 }
+
+/** A receiver on 127.0.0.1 that answers each request after `delayMs`, counting requests, distinct event ids and the most open at once. */
+export function countingReceiver(delayMs: number) {
+  let open = 0
+  const state = { maxOpen: 0, count: 0, ids: new Set<string>() }
+  const server = Bun.serve({
+    port: 0, hostname: '127.0.0.1',
+    async fetch(req) {
+      open++
+      state.maxOpen = Math.max(state.maxOpen, open)
+      state.ids.add(JSON.parse(await req.text()).eventId)
+      await Bun.sleep(delayMs)
+      open--
+      state.count++
+      return new Response('ok')
+    },
+  })
+  return { state, url: `http://127.0.0.1:${server.port}/hook`, stop: () => server.stop(true) }
+}

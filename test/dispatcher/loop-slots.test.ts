@@ -5,29 +5,10 @@ import { expect, test } from 'bun:test'
 import { holdWriteLock, TEAM, TOKENS, waitFor } from '../helpers'
 import { startReceiver } from '../test-receiver'
 import { createLogger } from '../../core/log'
-import { loopFixture, page } from './loop-fixture'
+import { countingReceiver, loopFixture, page } from './loop-fixture'
 
 const fx = loopFixture()
-const { dispatcher, payloads, publish } = fx
-
-function countingReceiver(delayMs: number) {
-  let open = 0
-  const state = { maxOpen: 0, count: 0 }
-  const server = Bun.serve({
-    port: 0, hostname: '127.0.0.1',
-    async fetch(req) {
-      open++
-      state.maxOpen = Math.max(state.maxOpen, open)
-      await req.text()
-      await Bun.sleep(delayMs)
-      open--
-      state.count++
-      return new Response('ok')
-    },
-  })
-  return { state, url: `http://127.0.0.1:${server.port}/hook`, stop: () => server.stop(true) }
-}
-const { enqueue, outboxState } = fx
+const { dispatcher, payloads, publish, enqueue, outboxState } = fx
 
 test('rows claimed ahead of free slots: never more than perWebhook in flight, every row sent once and recorded', async () => {
   const rx2 = countingReceiver(2)

@@ -10,7 +10,7 @@ import { expect, test } from 'bun:test'
 import { TEAM, TOKENS, waitFor } from '../helpers'
 import { SqliteOutboxStore } from '../../db/outbox/sqlite-store'
 import type { StoreClaimOptions } from '../../db/outbox/store'
-import { loopFixture } from './loop-fixture'
+import { countingReceiver, loopFixture } from './loop-fixture'
 
 const fx = loopFixture()
 
@@ -54,23 +54,6 @@ class SlowStore extends SqliteOutboxStore {
   }
 }
 
-function countingReceiver(delayMs: number) {
-  let open = 0
-  const state = { maxOpen: 0, count: 0, ids: new Set<string>() }
-  const server = Bun.serve({
-    port: 0, hostname: '127.0.0.1',
-    async fetch(req) {
-      open++
-      state.maxOpen = Math.max(state.maxOpen, open)
-      state.ids.add(JSON.parse(await req.text()).eventId)
-      await Bun.sleep(delayMs)
-      open--
-      state.count++
-      return new Response('ok')
-    },
-  })
-  return { state, url: `http://127.0.0.1:${server.port}/hook`, stop: () => server.stop(true) }
-}
 const { enqueue, outboxState } = fx
 
 test('a store that answers later: one claim at a time, every row sent once, at most perWebhook on the wire', async () => {
